@@ -1,0 +1,3 @@
+"""rlcat: typed verl RL recipes compiled into validated launch plans."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,190 @@
+"""The compile pipeline: load → resolve → lower → platform → check, as pure steps over typed values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from .catalog import Catalog
+from .diagnostics import Diagnostic, ExitCode, RlcatError, diag, has_errors
+from .lower import Lowered, Target, lower
+from .model import PlatformProfile, Recipe
+from .model.recipe import BACKENDS, ENGINES, MODES
+from .plan import REMOVED, Layer, Origin, Plan, Setting
+from .platforms import platform_env, platform_tweaks, profile_names
+from .resolve import Resolved, Source, command_line_sets, load_platform, load_recipe_source, merge_layer, \
+    platform_block, resolve
+from .verl import index as verl_index
+from .verl.check import Override, check
+
+
+@dataclass
+class Request:
+    """What the user asked for: a recipe, a platform, and command-line choices."""
+
+    recipe: str
+    platform: str = "cuda"
+    engine: str | None = None
+    mode: str | None = None
+    backend: str | None = None
+    sets: list[str] = field(default_factory=list)
+    overrides: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Compiled:
+    """A checked launch plan, ready to emit."""
+
+    plan: Plan
+    recipe: Recipe
+    profile: PlatformProfile
+    overrides: list[Override]
+    env: list[Setting]
+    diagnostics: list[Diagnostic]
+    dropped: list[Setting]
+
+    @property
+    def override_texts(self) -> list[str]:
+        """Group choices first (they pick the config tree), then every key override in plan order."""
+        groups = [f"{g}={o}" for g, o in self.plan.group_choices.items()]
+        return groups + [o.text for o in self.overrides]
+
+    @property
+    def env_vars(self) -> dict[str, str]:
+        return {s.key: str(s.value) for s in self.env}
+
+
+def compile_request(req: Request, catalog: Catalog | None = None) -> Compiled:
+    """Compile a recipe for a platform; raises RlcatError when it cannot be compiled."""
+    catalog = catalog or Catalog.default()
+    source = load_recipe_source(req.recipe, catalog)
+    profile, profile_origin = load_platform(req.platform, catalog)
+    source = _choose_axes(source, req)
+    target = Target(profile, verl_index.groups(profile.verl_index))
+
+    base = resolve(source, catalog)
+    layers: list[tuple[Layer, Lowered]] = [(Layer.RECIPE, lower(base, target))]
+    with_block = platform_block(source, profile_names(profile))
+    if with_block is not source:
+        layers.append((Layer.PLATFORM_BLOCK, lower(resolve(with_block, catalog), target)))
+    final_source = command_line_sets(with_block, req.sets) if req.sets else with_block
+    final = resolve(final_source, catalog) if final_source is not with_block else None
+    if final is not None:
+        layers.append((Layer.COMMAND_LINE, lower(final, target)))
+    last = layers[-1][1]
+    problems = [d for _, lowered in layers for d in lowered.diagnostics]
+    if has_errors(problems):
+        raise RlcatError(_unique(problems), ExitCode.INPUT)
+
+    recipe = (final or base).recipe
+    plan = Plan(recipe.name, profile.name, last.entrypoint, last.config_name, profile.verl_version,
+                profile.verl_index, dict(last.group_choices))
+    _assemble(plan, layers, profile, profile_origin, recipe)
+    for text in req.overrides:
+        plan.put(_command_line_override(text))
+
+    group = tuple(f"{g}={o}" for g, o in plan.group_choices.items())
+    index = verl_index.load_index(profile.verl_index, plan.config_name, group)
+    checked = check(plan, index)
+    diagnostics = _unique(problems + checked.diagnostics)
+    if has_errors(diagnostics):
+        raise RlcatError(diagnostics, ExitCode.INPUT)
+    return Compiled(plan, recipe, profile, checked.overrides, plan.active_env(), diagnostics, checked.dropped)
+
+
+def _choose_axes(source: Source, req: Request) -> Source:
+    """Apply --engine/--mode/--backend, which must be among the recipe's variants."""
+    chosen = {"engine": req.engine, "mode": req.mode, "backend": req.backend}
+    if not any(chosen.values()):
+        return source
+    recipe = resolve_recipe_only(source)
+    patch: dict[str, Any] = {}
+    origins = {}
+    for axis_name, value in chosen.items():
+        if value is None:
+            continue
+        choices = {"engine": ENGINES, "mode": MODES, "backend": BACKENDS}[axis_name]
+        if value not in choices:
+            raise RlcatError([diag("RLC103", f"--{axis_name} must be one of {', '.join(choices)}; got '{value}'")])
+        allowed = {getattr(recipe, axis_name), *getattr(recipe.variants, axis_name)}
+        if value not in allowed:
+            f, line, col = source.locate(("variants", axis_name))
+            raise RlcatError([diag("RLC205", f"recipe {recipe.name} does not allow {axis_name} '{value}' "
+                                   f"(allowed: {', '.join(sorted(allowed))})", file=f, line=line, col=col,
+                                   key=f"variants.{axis_name}",
+                                   hint=f"add it to variants.{axis_name} if the recipe supports it")])
+        patch[axis_name] = value
+        origins[(axis_name,)] = Origin(Layer.COMMAND_LINE, f"--{axis_name} {value}")
+    return merge_layer(source, patch, origins)
+
+
+def resolve_recipe_only(source: Source) -> Recipe:
+    from .resolve import validate_recipe
+
+    return validate_recipe(source)
+
+
+def _assemble(plan: Plan, layers: list[tuple[Layer, Lowered]], profile: PlatformProfile,
+              profile_origin: Origin, recipe: Recipe) -> None:
+    """Merge the lowering passes and the profile into one history per key, in layer order.
+
+    The recipe pass sets everything; the platform profile comes next; a later pass (platform block,
+    --set) only contributes the keys whose value it changed, so it never undoes a profile tweak it
+    did not touch.
+    """
+    (_, first), rest = layers[0], layers[1:]
+    for history in first.settings.values():
+        for s in sorted(history, key=lambda s: s.origin.layer):
+            plan.put(s)
+    for history in first.env.values():
+        for s in sorted(history, key=lambda s: s.origin.layer):
+            plan.put(s, env=True)
+    for s in platform_env(profile, profile_origin):
+        plan.put(s, env=True)
+    for s, is_env in platform_tweaks(profile, recipe, profile_origin):
+        plan.put(s, env=is_env)
+    previous = first
+    for layer, lowered in rest:
+        for table, env in ((lowered.settings, False), (lowered.env, True)):
+            before = previous.env if env else previous.settings
+            for key, history in table.items():
+                new = history[-1]
+                old = before.get(key)
+                if old is None or old[-1].value != new.value or type(old[-1].value) is not type(new.value):
+                    plan.put(Setting(key, new.value, _as_layer(new.origin, layer), new.optional,
+                                     new.alternatives), env=env)
+            for key in before:
+                if key not in table:
+                    plan.put(Setting(key, REMOVED, Origin(layer, f"removed by the {layer} layer")), env=env)
+        previous = lowered
+
+
+def _as_layer(origin: Origin, layer: Layer) -> Origin:
+    if origin.layer >= layer:
+        return origin
+    return Origin(layer, origin.label, origin.file, origin.line, origin.col, origin.reason)
+
+
+def _command_line_override(text: str) -> Setting:
+    key, sep, raw = text.partition("=")
+    key = key.strip().lstrip("+")
+    if not sep or not key:
+        raise RlcatError([diag("RLC105", f"--override expects verl.key=value, got '{text}'",
+                               hint="for example: --override trainer.save_freq=50")])
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return Setting(key, value, Origin(Layer.COMMAND_LINE, f"--override {text}"))
+
+
+def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    seen: dict[tuple[Any, ...], Diagnostic] = {}
+    for d in diagnostics:
+        seen.setdefault((d.code, d.message, d.file, d.line, d.key), d)
+    return list(seen.values())
+
+
+__all__ = ["Compiled", "Request", "Resolved", "compile_request"]

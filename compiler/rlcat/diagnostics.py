@@ -1,0 +1,154 @@
+"""One Diagnostic type for every stage, and the exception that carries them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+DOCS_BASE = "https://rlcat.readthedocs.io/en/latest/diagnostics/"
+
+
+class Severity(IntEnum):
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class ExitCode(IntEnum):
+    """The exit-code contract, shared by every command."""
+
+    OK = 0
+    FINDINGS = 1  # at least one finding at error level
+    INPUT = 2  # usage error, or input that could not be read or understood
+    INTERRUPTED = 130
+
+
+# Codes are stable; families by hundreds. Each entry: (title, default severity).
+CODES: dict[str, tuple[str, Severity]] = {
+    # 0xx: reading input
+    "RLC001": ("file not found", Severity.ERROR),
+    "RLC002": ("YAML syntax error", Severity.ERROR),
+    "RLC003": ("duplicate key", Severity.ERROR),
+    "RLC004": ("not a mapping at top level", Severity.ERROR),
+    "RLC005": ("unsupported YAML tag", Severity.ERROR),
+    "RLC006": ("file is not valid UTF-8 text", Severity.ERROR),
+    "RLC007": ("document too large or too deep", Severity.ERROR),
+    "RLC008": ("empty file", Severity.ERROR),
+    # 1xx: schema
+    "RLC101": ("unknown field", Severity.ERROR),
+    "RLC102": ("wrong type", Severity.ERROR),
+    "RLC103": ("invalid value", Severity.ERROR),
+    "RLC104": ("missing field", Severity.ERROR),
+    "RLC105": ("bad command-line setting", Severity.ERROR),
+    # 2xx: references
+    "RLC201": ("unknown recipe", Severity.ERROR),
+    "RLC202": ("unknown catalog entry", Severity.ERROR),
+    "RLC203": ("extends cycle", Severity.ERROR),
+    "RLC204": ("unknown platform", Severity.ERROR),
+    "RLC205": ("axis value not allowed by the recipe", Severity.ERROR),
+    # 3xx: lowering / compile
+    "RLC301": ("invalid combination", Severity.ERROR),
+    "RLC302": ("GPU layout does not fit", Severity.ERROR),
+    # 4xx: verl key index
+    "RLC401": ("unknown verl key", Severity.ERROR),
+    "RLC402": ("value type differs from verl's default", Severity.ERROR),
+    "RLC403": ("key absent from this verl release, left out", Severity.INFO),
+    "RLC404": ("key index missing for this verl release", Severity.ERROR),
+    "RLC405": ("value cannot be written as a Hydra override", Severity.ERROR),
+}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A finding from any stage: where it is, what is wrong, and how to fix it."""
+
+    code: str
+    message: str
+    severity: Severity = Severity.ERROR
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+    key: str | None = None
+    hint: str | None = None
+    source: str | None = field(default=None, compare=False)
+
+    @property
+    def docs_url(self) -> str:
+        return f"{DOCS_BASE}#{self.code.lower()}"
+
+    @property
+    def title(self) -> str:
+        return CODES.get(self.code, ("", Severity.ERROR))[0]
+
+    def location(self) -> str:
+        if self.file is None:
+            return "<input>"
+        parts = [self.file]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.col is not None:
+                parts.append(str(self.col))
+        return ":".join(parts)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": str(self.severity),
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "col": self.col,
+            "key": self.key,
+            "hint": self.hint,
+            "docs_url": self.docs_url,
+        }
+
+    def render(self) -> str:
+        """One line per finding, then the hint (STYLE practice 6)."""
+        key = f" [{self.key}]" if self.key else ""
+        text = f"{self.location()} {self.code} {self.severity}: {self.message}{key}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+def diag(code: str, message: str, **kwargs: object) -> Diagnostic:
+    """Build a Diagnostic with the code's default severity unless one is given."""
+    kwargs.setdefault("severity", CODES[code][1])
+    return Diagnostic(code, message, **kwargs)  # type: ignore[arg-type]
+
+
+class RlcatError(Exception):
+    """Stops a stage; carries the diagnostics that explain why."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], exit_code: ExitCode = ExitCode.INPUT):
+        self.diagnostics = list(diagnostics)
+        self.exit_code = exit_code
+        super().__init__("\n".join(d.render() for d in self.diagnostics))
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.severity >= Severity.ERROR for d in diagnostics)
+
+
+def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    """Close matches for a misspelt name; dotted keys are also matched on their last segment."""
+    import difflib
+
+    pool = sorted(set(choices))
+    found = difflib.get_close_matches(word, pool, n=n, cutoff=0.6)
+    if not found and "." in word:
+        tail = word.rsplit(".", 1)[1]
+        found = [c for c in pool if c.rsplit(".", 1)[-1] == tail][:n]
+    return found
+
+
+def suggestion_hint(word: str, choices: Iterable[str]) -> str | None:
+    close = did_you_mean(word, choices)
+    if not close:
+        return None
+    return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"

@@ -1,0 +1,1 @@
+"""Output formats and Hydra value rendering."""

@@ -1,0 +1,93 @@
+"""`rlcat list` and `rlcat show`: what the catalog holds."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .catalog import Catalog
+from .diagnostics import RlcatError
+
+
+def list_recipes(catalog: Catalog, *, algorithm: str | None = None, backend: str | None = None,
+                 engine: str | None = None, mode: str | None = None) -> list[dict[str, Any]]:
+    """One row per recipe that matches the filters; a recipe matches an engine it may be compiled with."""
+    from .resolve import load_recipe_source, resolve
+
+    rows = []
+    for name in sorted(catalog.names("recipe")):
+        recipe = resolve(load_recipe_source(name, catalog), catalog).recipe
+        engines = sorted({recipe.engine, *recipe.variants.engine})
+        if algorithm and recipe.algorithm != algorithm:
+            continue
+        if backend and recipe.backend != backend:
+            continue
+        if mode and recipe.mode != mode:
+            continue
+        if engine and engine not in engines:
+            continue
+        res = recipe.resources
+        layout = f"{res.nodes}x{res.gpus_per_node}"
+        if recipe.mode == "fully_async":
+            layout += f" ({res.trainer_gpus}+{res.rollout_gpus})"
+        rows.append({
+            "name": recipe.name,
+            "algorithm": recipe.algorithm,
+            "backend": recipe.backend,
+            "engine": recipe.engine,
+            "engines": engines,
+            "mode": recipe.mode,
+            "model": recipe.model,
+            "dataset": recipe.dataset,
+            "gpus": layout,
+            "summary": recipe.summary,
+        })
+    return rows
+
+
+def render_list(rows: list[dict[str, Any]], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(rows, indent=2) + "\n"
+    if fmt != "table":
+        from .diagnostics import diag
+
+        raise RlcatError([diag("RLC105", f"--format must be table or json; got '{fmt}'")])
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for col in ("name", "algorithm", "backend", "engines", "mode", "gpus", "summary"):
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(row["name"], row["algorithm"], row["backend"], ",".join(row["engines"]), row["mode"],
+                      row["gpus"], row["summary"])
+    console = Console(width=160, record=True, file=_Null())
+    console.print(table)
+    return console.export_text()
+
+
+class _Null:
+    def write(self, _: str) -> int:
+        return 0
+
+    def flush(self) -> None:
+        pass
+
+
+def show_recipe(ref: str, catalog: Catalog, platform: str | None) -> str:
+    """The resolved recipe as YAML: extends merged, every default filled in, catalog entries inlined."""
+    import yaml
+
+    from .platforms import profile_names
+    from .resolve import load_platform, load_recipe_source, platform_block, resolve
+
+    source = load_recipe_source(ref, catalog)
+    if platform:
+        profile, _ = load_platform(platform, catalog)
+        source = platform_block(source, profile_names(profile))
+    resolved = resolve(source, catalog)
+    data = resolved.recipe.model_dump(mode="json", by_alias=True, exclude={"platforms"} if platform else set())
+    data["model"] = resolved.model.model_dump(mode="json")
+    data["dataset"] = resolved.dataset.model_dump(mode="json")
+    header = f"# {resolved.recipe.name}: resolved from {' <- '.join(reversed(source.files))}\n"
+    return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)

@@ -1,0 +1,239 @@
+"""YAML → plain data with the position of every key, and typed objects from it.
+
+This is the only stage that reads files. It uses PyYAML's C composer so that every node keeps its
+line and column; values are built from the nodes by hand so that duplicate keys are errors (YAML
+loaders silently keep the last one), only the safe core tags are accepted (never executed), and
+alias expansion is bounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+import re
+
+import yaml
+
+from .diagnostics import Diagnostic, RlcatError, diag
+
+try:  # the C parser is ~10x faster; the pure-Python one is the fallback
+    _Base: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Base = yaml.SafeLoader
+
+
+class _Loader(_Base):  # type: ignore[misc,valid-type]
+    """Safe loader that also reads `1e-6` as a float, as YAML 1.2 and every ML config author expects."""
+
+
+_Loader.yaml_implicit_resolvers = {k: list(v) for k, v in _Base.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+Path_ = tuple[str | int, ...]
+
+MAX_DEPTH = 64
+MAX_NODES = 200_000  # after alias expansion: real recipes have a few hundred
+MAX_BYTES = 16 * 1024 * 1024
+
+_SCALAR_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+}
+_constructor = yaml.constructor.SafeConstructor()
+
+
+@dataclass
+class Document:
+    """A loaded YAML file: its data and where each key and value sits (1-based line and column)."""
+
+    file: str
+    data: dict[str, Any]
+    positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+
+    def position(self, path: Path_) -> tuple[int, int] | None:
+        """The position of `path`, or of its nearest ancestor that has one."""
+        while True:
+            if path in self.positions:
+                return self.positions[path]
+            if not path:
+                return None
+            path = path[:-1]
+
+
+def read_text(path: Path) -> str:
+    """Read a file as UTF-8, turning every failure into a diagnostic."""
+    name = str(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise RlcatError([diag("RLC001", f"no such file: {name}", file=name)]) from None
+    except IsADirectoryError:
+        raise RlcatError([diag("RLC001", f"is a directory, not a file: {name}", file=name)]) from None
+    except OSError as exc:
+        raise RlcatError([diag("RLC001", f"cannot read {name}: {exc.strerror}", file=name)]) from None
+    if len(raw) > MAX_BYTES:
+        raise RlcatError([diag("RLC007", f"file is {len(raw)} bytes; the limit is {MAX_BYTES}", file=name)])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise RlcatError(
+            [diag("RLC006", f"invalid UTF-8 byte 0x{raw[exc.start]:02x}", file=name, line=line, col=col)]
+        ) from None
+    if "\x00" in text:
+        offset = text.index("\x00")
+        line = text.count("\n", 0, offset) + 1
+        raise RlcatError([diag("RLC006", "NUL byte in a text file", file=name, line=line)])
+    return text
+
+
+def parse_yaml(text: str, file: str) -> Document:
+    """Parse YAML text into a Document whose top level is a mapping."""
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        bad_line = text.splitlines()[mark.line] if mark and mark.line < len(text.splitlines()) else ""
+        hint = "YAML does not allow tab characters for indentation" if "\t" in bad_line else None
+        raise RlcatError(
+            [
+                diag(
+                    "RLC002",
+                    message,
+                    file=file,
+                    line=mark.line + 1 if mark else None,
+                    col=mark.column + 1 if mark else None,
+                    hint=hint,
+                )
+            ]
+        ) from None
+    except yaml.YAMLError as exc:
+        raise RlcatError([diag("RLC002", str(exc).splitlines()[0], file=file)]) from None
+    if root is None:
+        raise RlcatError([diag("RLC008", "the file holds no YAML document", file=file, line=1)])
+    builder = _Builder(file)
+    if not isinstance(root, yaml.MappingNode):
+        kind = "a list" if isinstance(root, yaml.SequenceNode) else "a single value"
+        raise RlcatError(
+            [
+                diag(
+                    "RLC004",
+                    f"expected a mapping of fields at the top level, found {kind}",
+                    file=file,
+                    line=root.start_mark.line + 1,
+                    col=root.start_mark.column + 1,
+                )
+            ]
+        )
+    data = builder.build(root, (), 0)
+    if builder.errors:
+        raise RlcatError(builder.errors)
+    return Document(file, data, builder.positions)
+
+
+def load_yaml(path: Path, display: str | None = None) -> Document:
+    """Read and parse one YAML file."""
+    return parse_yaml(read_text(path), display or str(path))
+
+
+class _Builder:
+    def __init__(self, file: str):
+        self.file = file
+        self.positions: dict[Path_, tuple[int, int]] = {}
+        self.errors: list[Diagnostic] = []
+        self.count = 0
+
+    def _error(self, code: str, message: str, node: yaml.Node, path: Path_, **kw: Any) -> None:
+        self.errors.append(
+            diag(
+                code,
+                message,
+                file=self.file,
+                line=node.start_mark.line + 1,
+                col=node.start_mark.column + 1,
+                key=_dotted(path) or None,
+                **kw,
+            )
+        )
+
+    def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            if self.count == MAX_NODES + 1:
+                self._error(
+                    "RLC007",
+                    f"more than {MAX_NODES} values after expanding aliases (an alias bomb?)",
+                    node,
+                    path,
+                )
+            return None
+        if depth > MAX_DEPTH:
+            if not any(d.code == "RLC007" for d in self.errors):
+                self._error("RLC007", f"nesting deeper than {MAX_DEPTH} levels", node, path)
+            return None
+        self.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path, depth)
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag != "tag:yaml.org,2002:seq":
+                self._error("RLC005", f"unsupported tag {node.tag!r}", node, path)
+                return None
+            return [self.build(item, (*path, i), depth + 1) for i, item in enumerate(node.value)]
+        if node.tag not in _SCALAR_TAGS:
+            self._error(
+                "RLC005",
+                f"unsupported tag {node.tag!r}; rlcat reads plain YAML data only and never runs tags",
+                node,
+                path,
+            )
+            return None
+        return _constructor.construct_object(node, deep=True)
+
+    def _mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict[str, Any]:
+        if node.tag != "tag:yaml.org,2002:map":
+            self._error("RLC005", f"unsupported tag {node.tag!r}", node, path)
+            return {}
+        out: dict[str, Any] = {}
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                self._error("RLC005", "YAML merge keys (<<) are not supported; use `extends`", key_node, path)
+                continue
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _SCALAR_TAGS:
+                self._error("RLC102", "mapping keys must be plain names", key_node, path)
+                continue
+            key = str(key_node.value)
+            child = (*path, key)
+            if key in seen:
+                self._error(
+                    "RLC003",
+                    f"duplicate key '{key}' (first defined on line {seen[key]})",
+                    key_node,
+                    child,
+                    hint="YAML loaders silently keep the last value; remove one of them",
+                )
+                continue
+            seen[key] = key_node.start_mark.line + 1
+            self.positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            out[key] = self.build(value_node, child, depth + 1)
+        return out
+
+
+def _dotted(path: Path_) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
+
+
+dotted = _dotted

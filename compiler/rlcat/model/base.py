@@ -1,0 +1,25 @@
+"""The strict base model and shared field types."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_.\-]*$"
+
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=100)]
+PositiveInt = Annotated[int, Field(gt=0, le=1_000_000_000)]
+NonNegativeInt = Annotated[int, Field(ge=0, le=1_000_000_000)]
+Fraction = Annotated[float, Field(gt=0, le=1)]
+EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+# verl keys are dotted Hydra paths; the key index decides whether they exist.
+VerlKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_0-9][A-Za-z0-9_]*)*$")]
+Scalar = str | int | float | bool | None
+Value = Any
+
+
+class Strict(BaseModel):
+    """Unknown fields are errors (a misspelt field must never be ignored); values are not coerced."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)

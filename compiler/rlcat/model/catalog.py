@@ -1,0 +1,42 @@
+"""Catalog entries: models and datasets that recipes name."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .base import Name, PositiveInt, Strict
+
+
+class ModelEntry(Strict):
+    """A model a recipe can train."""
+
+    name: Name
+    hf_id: str = Field(description="Hugging Face id; the default model path")
+    family: str
+    modality: Literal["text", "vision-language"] = "text"
+    size: str = Field(description="Parameter count as people say it, e.g. 7B or 35B-A3B")
+    moe: bool = False
+    max_position_embeddings: PositiveInt
+    trust_remote_code: bool = False
+    notes: str = ""
+
+
+class DatasetEntry(Strict):
+    """A dataset with its files (as the preprocessing step writes them) and reward."""
+
+    name: Name
+    summary: str
+    train_files: list[str] = Field(min_length=1)
+    val_files: list[str] = Field(min_length=1)
+    prompt_key: str = "prompt"
+    image_key: str | None = None
+    truncation: Literal["error", "left", "right", "middle"] = "error"
+    filter_overlong_prompts: bool = False
+    return_raw_chat: bool | None = None
+    preprocessing: str = Field(description="The command that writes the parquet files")
+    reward: str = Field(description="How responses are scored")
+    notes: str = ""
+    modality: Literal["text", "vision-language"] = "text"
+    size_hint: PositiveInt | None = Field(default=None, description="Number of training prompts")

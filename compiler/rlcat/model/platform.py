@@ -1,0 +1,71 @@
+"""Platform profiles: software baseline, environment, tweaks and support matrix of one platform."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from .base import EnvName, Name, Strict, VerlKey
+from .recipe import Backend, Engine, Mode
+
+
+class EnvVar(Strict):
+    """An environment variable the platform's launches need, with the reason."""
+
+    name: EnvName
+    value: str
+    reason: str
+    source: str = ""
+
+
+class TweakWhen(Strict):
+    """Conditions (all must hold; an empty list means any)."""
+
+    engine: list[Engine] = []
+    backend: list[Backend] = []
+    mode: list[Mode] = []
+    model: list[Name] = []
+    recipe: list[Name] = []
+    multi_node: bool | None = None
+
+
+class Tweak(Strict):
+    """A platform adjustment: when it applies, what it sets, and why."""
+
+    id: Name
+    when: TweakWhen = TweakWhen()
+    set: dict[VerlKey, Any] = {}
+    env: dict[EnvName, str] = {}
+    reason: str
+    source: str
+
+
+class SupportCell(Strict):
+    """Support status of one mode × engine × backend cell on this platform."""
+
+    mode: Mode
+    engine: Engine
+    backend: Backend
+    status: Literal["supported", "untested", "known-broken"]
+    source: str = ""
+    note: str = ""
+
+
+class PlatformProfile(Strict):
+    """Everything rlcat knows about running verl on one platform."""
+
+    name: Name
+    family: Literal["cuda", "rocm", "npu"]
+    vendor: Literal["nvidia", "amd", "huawei"]
+    summary: str
+    verl_version: str = Field(description="The verl release the platform's image runs")
+    verl_index: str = Field(description="The key index (a PyPI release) overrides are checked against")
+    image: str = ""
+    docker_run: list[str] = []
+    software: dict[str, str] = {}
+    gpus: list[str] = []
+    env: list[EnvVar] = []
+    tweaks: list[Tweak] = []
+    support: list[SupportCell] = []
+    sources: list[str] = []

@@ -1,0 +1,116 @@
+"""Settings with provenance, and the plan they make up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+
+class Layer(IntEnum):
+    """Who set a value. Later layers win; the order is the one `rlcat explain` prints."""
+
+    VERL_DEFAULT = 0
+    RECIPE = 1  # recipe file, rlcat field defaults, catalog entries, axis lowering
+    MODE = 2  # invariants a mode brings (fully_async)
+    PLATFORM = 3  # platform profile env and tweaks
+    PLATFORM_BLOCK = 4  # the recipe's own `platforms:` block
+    GUARD = 5  # known-issue guard fixes
+    COMMAND_LINE = 6
+
+    def __str__(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from: its layer, a label people read, and a file position when there is one."""
+
+    layer: Layer
+    label: str
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+    reason: str | None = None
+
+    def describe(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file + (f":{self.line}" if self.line else "") + (f":{self.col}" if self.col else "")
+        text = f"{self.layer}: {self.label}"
+        if where and where not in self.label:
+            text += f" ({where})"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "layer": str(self.layer),
+            "label": self.label,
+            "file": self.file,
+            "line": self.line,
+            "reason": self.reason,
+        }
+
+
+REMOVED: Any = type("Removed", (), {"__repr__": lambda self: "<removed>"})()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One value for a verl key or environment variable, and who set it."""
+
+    key: str
+    value: Any
+    origin: Origin
+    # a key that older or newer verl releases lack (e.g. megatron.grad_offload, dropped in 0.9.1):
+    # left out with a note instead of failing when the target release does not have it
+    optional: bool = False
+    # the same key under its names in other verl releases; the check keeps the one the target has
+    alternatives: tuple[str, ...] = ()
+
+
+@dataclass
+class History:
+    """Every value a key took, in layer order; the last one is in force."""
+
+    entries: list[Setting] = field(default_factory=list)
+
+    @property
+    def final(self) -> Setting:
+        return self.entries[-1]
+
+    @property
+    def removed(self) -> bool:
+        return self.final.value is REMOVED
+
+
+@dataclass
+class Plan:
+    """The launch plan as it moves through the pipeline: entrypoint, config, overrides and env."""
+
+    recipe: str
+    platform: str
+    entrypoint: str
+    config_name: str
+    verl_version: str
+    verl_index: str
+    group_choices: dict[str, str] = field(default_factory=dict)
+    overrides: dict[str, History] = field(default_factory=dict)
+    env: dict[str, History] = field(default_factory=dict)
+
+    def put(self, setting: Setting, *, env: bool = False) -> None:
+        table = self.env if env else self.overrides
+        history = table.setdefault(setting.key, History())
+        if history.entries and history.final.value == setting.value and type(history.final.value) is type(
+            setting.value
+        ):
+            # same value again from a later layer: keep the first writer as the reason it holds
+            if setting.origin.layer <= history.final.origin.layer:
+                return
+        history.entries.append(setting)
+
+    def active_overrides(self) -> list[Setting]:
+        return [h.final for h in self.overrides.values() if not h.removed]
+
+    def active_env(self) -> list[Setting]:
+        return [h.final for h in self.env.values() if not h.removed]

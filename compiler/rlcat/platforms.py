@@ -1,0 +1,46 @@
+"""Apply a platform profile: its environment and the tweaks whose conditions the recipe meets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .model import PlatformProfile, Recipe, Tweak
+from .plan import Layer, Origin, Setting
+
+
+def profile_names(profile: PlatformProfile) -> list[str]:
+    """Names a recipe's `platforms:` block may use for this profile, most general first."""
+    return [profile.family] if profile.family == profile.name else [profile.family, profile.name]
+
+
+def tweak_applies(tweak: Tweak, recipe: Recipe) -> bool:
+    w = tweak.when
+    checks = (
+        (w.engine, recipe.engine),
+        (w.backend, recipe.backend),
+        (w.mode, recipe.mode),
+        (w.model, recipe.model),
+        (w.recipe, recipe.name),
+    )
+    if any(allowed and value not in allowed for allowed, value in checks):
+        return False
+    return w.multi_node is None or w.multi_node == (recipe.resources.nodes > 1)
+
+
+def platform_env(profile: PlatformProfile, origin: Origin) -> Iterator[Setting]:
+    for var in profile.env:
+        yield Setting(var.name, var.value, Origin(Layer.PLATFORM, f"platform {profile.name}", origin.file,
+                                                  reason=var.reason))
+
+
+def platform_tweaks(profile: PlatformProfile, recipe: Recipe, origin: Origin) -> Iterator[tuple[Setting, bool]]:
+    """(setting, is_env) for every tweak that applies to the recipe."""
+    for tweak in profile.tweaks:
+        if not tweak_applies(tweak, recipe):
+            continue
+        where = Origin(Layer.PLATFORM, f"platform {profile.name} tweak {tweak.id}", origin.file,
+                       reason=tweak.reason)
+        for key, value in tweak.set.items():
+            yield Setting(key, value, where), False
+        for name, value in tweak.env.items():
+            yield Setting(name, value, where), True

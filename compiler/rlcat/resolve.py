@@ -1,0 +1,252 @@
+"""Resolve a recipe: follow `extends`, merge layers (platform block, --set), look up catalog entries.
+
+Values keep their origin through every merge, so a value inherited from a parent recipe points at
+the parent file and a value from a platform block points at that block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel
+
+from .catalog import Catalog, Kind
+from .diagnostics import RlcatError, diag, suggestion_hint
+from .load import Document, Path_, dotted, load_yaml
+from .model import DatasetEntry, ModelEntry, PlatformProfile, Recipe
+from .paths import display_path
+from .plan import Layer, Origin
+from .validation import validate
+
+M = TypeVar("M", bound=BaseModel)
+
+# Fields a platform block or --set may change; the identity of a recipe (its axes, model and
+# dataset) is fixed by the recipe itself and chosen on the command line with --engine/--mode.
+LAYER_FIELDS = (
+    "resources", "parallelism", "batch", "rollout", "actor", "algo", "critic", "async", "trainer",
+    "env", "overrides",
+)
+
+
+@dataclass
+class Source:
+    """Recipe data merged from its files and layers, and the origin of every value in it."""
+
+    data: dict[str, Any]
+    origins: dict[Path_, Origin]
+    files: list[str] = field(default_factory=list)
+
+    def origin(self, path: Path_) -> Origin | None:
+        return self.origins.get(path)
+
+    def locate(self, path: tuple[str | int, ...]) -> tuple[str | None, int | None, int | None]:
+        """File position of a value, or of its nearest ancestor (missing fields point at their parent)."""
+        while True:
+            origin = self.origins.get(path)
+            if origin is not None and origin.file is not None:
+                return origin.file, origin.line, origin.col
+            if not path:
+                return (self.files[-1] if self.files else None), None, None
+            path = path[:-1]
+
+
+def _origins_from(doc: Document, layer: Layer, prefix: Path_ = (), strip: int = 0) -> dict[Path_, Origin]:
+    out: dict[Path_, Origin] = {}
+    for path, (line, col) in doc.positions.items():
+        if len(path) < strip or path[:strip] != prefix[:strip]:
+            continue
+        rel = path[strip:]
+        out[rel] = Origin(layer, f"{doc.file}:{line}", doc.file, line, col)
+    return out
+
+
+def _merge(base: Any, patch: Any, origins: dict[Path_, Origin], patch_origins: dict[Path_, Origin],
+           path: Path_) -> Any:
+    """Deep-merge mappings; a scalar or list in the patch replaces the base value with its origins."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            child = (*path, key)
+            if key in merged:
+                merged[key] = _merge(merged[key], value, origins, patch_origins, child)
+            else:
+                merged[key] = value
+                _take_origins(origins, patch_origins, child)
+            if child in patch_origins:
+                origins[child] = patch_origins[child]
+        return merged
+    _take_origins(origins, patch_origins, path)
+    return patch
+
+
+def _take_origins(origins: dict[Path_, Origin], patch_origins: dict[Path_, Origin], path: Path_) -> None:
+    n = len(path)
+    for stale in [p for p in origins if p[:n] == path and len(p) > n]:
+        del origins[stale]
+    for p, o in patch_origins.items():
+        if p[:n] == path:
+            origins[p] = o
+
+
+def merge_layer(source: Source, patch: dict[str, Any], patch_origins: dict[Path_, Origin]) -> Source:
+    """A new Source with `patch` merged over `source`."""
+    origins = dict(source.origins)
+    data = _merge(source.data, patch, origins, patch_origins, ())
+    return Source(data, origins, list(source.files))
+
+
+def is_path_ref(ref: str) -> bool:
+    return ref.endswith((".yaml", ".yml")) or "/" in ref or "\\" in ref
+
+
+def load_recipe_source(ref: str, catalog: Catalog) -> Source:
+    """Load a recipe by name or path, following `extends` through the catalog."""
+    path = Path(ref) if is_path_ref(ref) else catalog.find("recipe", ref)
+    return _load_chain(path, catalog, [])
+
+
+def _load_chain(path: Path, catalog: Catalog, chain: list[str]) -> Source:
+    doc = load_yaml(path, display_path(path))
+    origins = _origins_from(doc, Layer.RECIPE)
+    parent = doc.data.get("extends")
+    if parent is None:
+        return Source(doc.data, origins, [doc.file])
+    line, col = doc.positions.get(("extends",), (None, None))
+    if not isinstance(parent, str):
+        raise RlcatError([diag("RLC102", "`extends` takes the name of another recipe", file=doc.file,
+                               line=line, col=col, key="extends")])
+    me = doc.data.get("name") if isinstance(doc.data.get("name"), str) else path.stem
+    seen = [*chain, str(me)]
+    if parent in seen:
+        loop = " → ".join([*seen, parent])
+        raise RlcatError([diag("RLC203", f"extends cycle: {loop}", file=doc.file, line=line, col=col,
+                               key="extends", hint="a recipe cannot extend itself or one that extends it")])
+    parent_path = catalog.find("recipe", parent, file=doc.file, line=line, key="extends")
+    base = _load_chain(parent_path, catalog, seen)
+    child = {k: v for k, v in doc.data.items() if k != "extends"}
+    merged = merge_layer(base, child, origins)
+    merged.data["extends"] = parent
+    merged.origins[("extends",)] = origins[("extends",)]
+    merged.files.append(doc.file)
+    return merged
+
+
+def layer_patch(
+    source: Source, patch: dict[str, Any], patch_origins: dict[Path_, Origin], what: str
+) -> Source:
+    """Merge a platform block or command-line settings, refusing fields outside LAYER_FIELDS."""
+    for key in patch:
+        if key not in LAYER_FIELDS:
+            origin = patch_origins.get((key,))
+            raise RlcatError([
+                diag("RLC101", f"{what} cannot set '{key}'", file=origin.file if origin else None,
+                     line=origin.line if origin else None, col=origin.col if origin else None, key=key,
+                     hint=suggestion_hint(key, LAYER_FIELDS)
+                     or "allowed here: " + ", ".join(LAYER_FIELDS))
+            ])
+    return merge_layer(source, patch, patch_origins)
+
+
+def platform_block(source: Source, names: list[str]) -> Source:
+    """Merge the recipe's `platforms:` blocks that match the platform (family first, then its name)."""
+    blocks = source.data.get("platforms")
+    if not isinstance(blocks, dict):
+        return source
+    for name in names:
+        block = blocks.get(name)
+        if not isinstance(block, dict):
+            continue
+        prefix: Path_ = ("platforms", name)
+        patch_origins = {
+            p[2:]: Origin(Layer.PLATFORM_BLOCK, f"recipe platforms.{name} block", o.file, o.line, o.col)
+            for p, o in source.origins.items()
+            if p[:2] == prefix and len(p) > 2
+        }
+        source = layer_patch(source, block, patch_origins, f"the platforms.{name} block")
+    return source
+
+
+def command_line_sets(source: Source, assignments: list[str]) -> Source:
+    """Apply `--set section.field=value` (value in YAML syntax) as the command-line layer."""
+    for text in assignments:
+        dotted_key, sep, raw = text.partition("=")
+        parts = tuple(dotted_key.strip().split("."))
+        if not sep or not all(parts):
+            raise RlcatError([diag("RLC105", f"--set expects section.field=value, got '{text}'",
+                                   hint="for example: --set batch.mini_batch_size=64")])
+        try:
+            value = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError:
+            value = raw
+        patch: dict[str, Any] = {}
+        node = patch
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+        origin = Origin(Layer.COMMAND_LINE, f"--set {text}")
+        patch_origins = {parts[:i]: origin for i in range(1, len(parts) + 1)}
+        source = layer_patch(source, patch, patch_origins, "--set")
+    return source
+
+
+def validate_recipe(source: Source) -> Recipe:
+    return validate(Recipe, source.data, source.locate)
+
+
+def load_entry(kind: Kind, name: str, model: type[M], catalog: Catalog, *, file: str | None = None,
+               line: int | None = None, key: str | None = None) -> tuple[M, Origin]:
+    """Load and validate a catalog entry by name; its origin points at the entry's file."""
+    path = catalog.find(kind, name, file=file, line=line, key=key)
+    doc = load_yaml(path, display_path(path))
+    entry = validate(model, doc.data, lambda p: (doc.file, *(doc.position(p) or (None, None))))
+    entry_name = getattr(entry, "name", name)
+    if entry_name != path.stem:
+        line_, col = doc.positions.get(("name",), (None, None))
+        raise RlcatError([diag("RLC103", f"{kind} file {path.name} declares name '{entry_name}'",
+                               file=doc.file, line=line_, col=col, key="name",
+                               hint=f"a {kind}'s name is its file name: use '{path.stem}'")])
+    return entry, Origin(Layer.RECIPE, f"catalog {kind} {name}", doc.file, 1)
+
+
+@dataclass
+class Resolved:
+    """A validated recipe with its catalog entries and the origin of each of its values."""
+
+    recipe: Recipe
+    source: Source
+    model: ModelEntry
+    model_origin: Origin
+    dataset: DatasetEntry
+    dataset_origin: Origin
+
+    def origin(self, field_path: str) -> Origin:
+        """Who set a recipe field: the file position that set it, or rlcat's default on the field."""
+        path = tuple(field_path.split("."))
+        found = self.source.origin(path)
+        if found is not None:
+            return found
+        return Origin(Layer.RECIPE, f"rlcat default of {field_path}")
+
+
+def resolve(source: Source, catalog: Catalog) -> Resolved:
+    """Validate the merged recipe data and look up its model and dataset."""
+    recipe = validate_recipe(source)
+    refs = {}
+    for kind, entry_model in (("model", ModelEntry), ("dataset", DatasetEntry)):
+        name = getattr(recipe, kind)
+        f, line, _ = source.locate((kind,))
+        refs[kind] = load_entry(kind, name, entry_model, catalog, file=f, line=line, key=kind)  # type: ignore[arg-type]
+    model, model_origin = refs["model"]
+    dataset, dataset_origin = refs["dataset"]
+    assert isinstance(model, ModelEntry) and isinstance(dataset, DatasetEntry)
+    return Resolved(recipe, source, model, model_origin, dataset, dataset_origin)
+
+
+def load_platform(name: str, catalog: Catalog) -> tuple[PlatformProfile, Origin]:
+    return load_entry("platform", name, PlatformProfile, catalog)
+
+
+__all__ = ["Resolved", "Source", "dotted", "load_platform", "load_recipe_source", "resolve"]

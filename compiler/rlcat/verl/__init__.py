@@ -1,0 +1,1 @@
+"""The verl key index: generation, lookup, checking and Hydra composition."""

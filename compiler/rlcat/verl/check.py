@@ -1,0 +1,105 @@
+"""Check a plan against the key index of the target verl release and write its override strings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostic, diag, suggestion_hint
+from ..emit.hydra_value import UnrenderableValue, render
+from ..plan import Plan, Setting
+from .index import KeyIndex
+
+_NUMBER = (int, float)
+
+
+@dataclass(frozen=True)
+class Override:
+    """One checked override: its text and the setting behind it."""
+
+    text: str
+    prefix: str  # "" for an existing key, "++" for a key inside an open dict
+    key: str
+    setting: Setting
+
+
+@dataclass
+class Checked:
+    overrides: list[Override] = field(default_factory=list)
+    dropped: list[Setting] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def type_matches(expected: str, value: Any) -> bool:
+    """Does `value` fit the type of verl's default? Untyped defaults (null, ???, ${...}) take anything."""
+    if expected in ("null", "missing", "any"):
+        return True
+    if value is None:
+        return True  # null resets a key to "unset"; verl's dataclasses accept Optional values
+    if expected == "bool":
+        return isinstance(value, bool)
+    if expected in ("int", "float"):
+        # int and float defaults are used interchangeably in verl's YAML (top_p: 1, lr: 1e-6)
+        return isinstance(value, _NUMBER) and not isinstance(value, bool)
+    if expected == "str":
+        return isinstance(value, str)
+    if expected == "list":
+        return isinstance(value, list)
+    if expected == "dict":
+        return isinstance(value, dict)
+    return True
+
+
+def check(plan: Plan, index: KeyIndex) -> Checked:
+    """Choose each key's prefix from the index, check its type, and render it; collect findings."""
+    out = Checked()
+    for group, option in plan.group_choices.items():
+        options = index.groups.get(group, [])
+        if option not in options:
+            out.diagnostics.append(diag("RLC401", f"verl {index.verl_version} has no option '{option}' in "
+                                        f"config group '{group}'", key=group,
+                                        hint=suggestion_hint(option, options)))
+    for setting in plan.active_overrides():
+        key = _key_in_release(setting, index)
+        where = _where(setting)
+        if key is None:
+            if setting.optional:
+                out.dropped.append(setting)
+                out.diagnostics.append(diag(
+                    "RLC403", f"verl {index.verl_version} has no key '{setting.key}'; left out", key=setting.key,
+                    severity=diag("RLC403", "").severity, **where))
+                continue
+            open_parent = index.open_dict_of(setting.key)
+            if open_parent is None:
+                out.diagnostics.append(diag(
+                    "RLC401", f"verl {index.verl_version} ({index.config_name}) has no key '{setting.key}'",
+                    key=setting.key, hint=suggestion_hint(setting.key, index.keys), **where))
+                continue
+            prefix, key = "++", setting.key
+        else:
+            prefix = ""
+            expected = index.type_of(key)
+            if not type_matches(expected, setting.value):
+                out.diagnostics.append(diag(
+                    "RLC402", f"'{key}' is {expected} in verl {index.verl_version} "
+                    f"(default {index.default(key)!r}); got {setting.value!r}", key=key, **where))
+                continue
+        try:
+            text = f"{prefix}{key}={render(setting.value)}"
+        except UnrenderableValue as exc:
+            out.diagnostics.append(diag("RLC405", f"{key}: {exc}", key=key, **where))
+            continue
+        out.overrides.append(Override(text, prefix, key, setting))
+    return out
+
+
+def _key_in_release(setting: Setting, index: KeyIndex) -> str | None:
+    for candidate in (setting.key, *setting.alternatives):
+        if index.has(candidate):
+            return candidate
+    return None
+
+
+def _where(setting: Setting) -> dict[str, Any]:
+    o = setting.origin
+    return {"file": o.file, "line": o.line, "col": o.col}
