@@ -64,21 +64,22 @@ def compile_request(req: Request, catalog: Catalog | None = None) -> Compiled:
     source = _choose_axes(source, req)
     target = Target(profile, verl_index.groups(profile.verl_index))
 
-    base = resolve(source, catalog)
-    layers: list[tuple[Layer, Lowered]] = [(Layer.RECIPE, lower(base, target))]
+    # One lowering pass per layer that changes recipe fields; _assemble keeps what each pass changed.
+    resolved = resolve(source, catalog)
+    layers: list[tuple[Layer, Lowered]] = [(Layer.RECIPE, lower(resolved, target))]
     with_block = platform_block(source, profile_names(profile))
     if with_block is not source:
-        layers.append((Layer.PLATFORM_BLOCK, lower(resolve(with_block, catalog), target)))
-    final_source = command_line_sets(with_block, req.sets) if req.sets else with_block
-    final = resolve(final_source, catalog) if final_source is not with_block else None
-    if final is not None:
-        layers.append((Layer.COMMAND_LINE, lower(final, target)))
+        resolved = resolve(with_block, catalog)
+        layers.append((Layer.PLATFORM_BLOCK, lower(resolved, target)))
+    if req.sets:
+        resolved = resolve(command_line_sets(with_block, req.sets), catalog)
+        layers.append((Layer.COMMAND_LINE, lower(resolved, target)))
     last = layers[-1][1]
     problems = [d for _, lowered in layers for d in lowered.diagnostics]
     if has_errors(problems):
         raise RlcatError(_unique(problems), ExitCode.INPUT)
 
-    recipe = (final or base).recipe
+    recipe = resolved.recipe
     plan = Plan(recipe.name, profile.name, last.entrypoint, last.config_name, profile.verl_version,
                 profile.verl_index, dict(last.group_choices))
     _assemble(plan, layers, profile, profile_origin, recipe)

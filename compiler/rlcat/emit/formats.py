@@ -59,8 +59,9 @@ def to_shell(c: Compiled) -> str:
     if c.env_vars:
         lines.append("")
     # Extra Hydra overrides given to the script are passed through ("$@"), after rlcat's.
-    command = ["python3", "-m", c.plan.entrypoint, f"--config-name={c.plan.config_name}"]
-    args = [shlex.quote(a) for a in command] + [shlex.quote(o) for o in c.override_texts] + ['"$@"']
+    command = " ".join(shlex.quote(a) for a in ("python3", "-m", c.plan.entrypoint,
+                                                  f"--config-name={c.plan.config_name}"))
+    args = [command] + [shlex.quote(o) for o in c.override_texts] + ['"$@"']
     lines.append(" \\\n    ".join(args))
     return "\n".join(lines) + "\n"
 

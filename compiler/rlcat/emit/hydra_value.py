@@ -58,7 +58,8 @@ def _string(text: str) -> str:
 
 def quote(text: str) -> str:
     """Quote a string for Hydra: escape the quote character and backslashes that precede a quote."""
-    q = "'" if "'" not in text or '"' in text else '"'
+    # double quotes by preference: the shell format wraps whole overrides in single quotes
+    q = '"' if '"' not in text or "'" in text else "'"
     out = []
     run = 0  # backslashes seen in a row
     for ch in text:

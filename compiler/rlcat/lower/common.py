@@ -10,7 +10,14 @@ ARF = "actor_rollout_ref"
 
 
 def _files(files: list[str]) -> str | list[str]:
-    return files[0] if len(files) == 1 else list(files)
+    paths = [_home(f) for f in files]
+    return paths[0] if len(paths) == 1 else paths
+
+
+def _home(path: str) -> str:
+    """`~/x` → `${oc.env:HOME}/x`: verl opens data files as given and never expands `~`, while
+    OmegaConf resolves the interpolation to the launching user's home when verl resolves its config."""
+    return "${oc.env:HOME}" + path[1:] if path == "~" or path.startswith("~/") else path
 
 
 def flatten(prefix: str, mapping: dict[str, Any]) -> list[tuple[str, Any]]:

@@ -30,7 +30,7 @@ class Checked:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def type_matches(expected: str, value: Any) -> bool:
+def type_matches(expected: str, value: Any, key: str = "") -> bool:
     """Does `value` fit the type of verl's default? Untyped defaults (null, ???, ${...}) take anything."""
     if expected in ("null", "missing", "any"):
         return True
@@ -42,6 +42,10 @@ def type_matches(expected: str, value: Any) -> bool:
         # int and float defaults are used interchangeably in verl's YAML (top_p: 1, lr: 1e-6)
         return isinstance(value, _NUMBER) and not isinstance(value, bool)
     if expected == "str":
+        if key.endswith("_files") and isinstance(value, list):
+            # verl's *_files keys take one path or a list of paths (its datasets concatenate them);
+            # the YAML default can only show the single-path form
+            return all(isinstance(v, str) for v in value)
         return isinstance(value, str)
     if expected == "list":
         return isinstance(value, list)
@@ -79,7 +83,7 @@ def check(plan: Plan, index: KeyIndex) -> Checked:
         else:
             prefix = ""
             expected = index.type_of(key)
-            if not type_matches(expected, setting.value):
+            if not type_matches(expected, setting.value, key):
                 out.diagnostics.append(diag(
                     "RLC402", f"'{key}' is {expected} in verl {index.verl_version} "
                     f"(default {index.default(key)!r}); got {setting.value!r}", key=key, **where))
