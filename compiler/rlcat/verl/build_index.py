@@ -101,9 +101,10 @@ def default_out_dir() -> Path:
 
 
 def _hydra_version() -> str:
+    """major.minor only: a patch release of hydra-core must not make every stored index stale."""
     import hydra
 
-    return str(hydra.__version__)
+    return ".".join(str(hydra.__version__).split(".")[:2])
 
 
 def _check_wheel(version: str, tree: Path) -> None:

@@ -1,0 +1,72 @@
+"""The committed verl key index must be exactly what the generator produces from the release trees."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rlcat.verl.build_index import REGENERATE_COMMAND, build
+from rlcat.verl.trees import VERL_VERSIONS
+
+pytestmark = pytest.mark.compose
+
+IndexLoader = Callable[[str, str], dict[str, Any]]
+
+
+def test_index_is_fresh(verl_trees: dict[str, Path], index_dir: Path) -> None:
+    problems = build(VERL_VERSIONS, index_dir, check=True)
+    assert not problems, (
+        "schemas/verl is stale:\n" + "\n".join(problems) + f"\nRegenerate with: {REGENERATE_COMMAND}"
+    )
+
+
+def test_manifest_lists_every_file(index_dir: Path, load_index: IndexLoader) -> None:
+    for version in VERL_VERSIONS:
+        manifest = load_index(version, "manifest.json")
+        files = {entry["file"] for entry in manifest["entries"]}
+        on_disk = {p.name for p in (index_dir / version).glob("*.json")} - {"manifest.json"}
+        assert files == on_disk, version
+        for entry in manifest["entries"]:
+            doc = load_index(version, entry["file"])
+            assert doc["verl_version"] == version
+            assert len(doc["keys"]) == entry["keys"]
+
+
+def test_megatron_engine_variant_follows_the_tree(
+    verl_trees: dict[str, Path], load_index: IndexLoader
+) -> None:
+    for version, tree in verl_trees.items():
+        has_option = (tree / "verl/trainer/config/model_engine/megatron.yaml").is_file()
+        files = {e["file"] for e in load_index(version, "manifest.json")["entries"]}
+        assert ("ppo_trainer.model_engine-megatron.json" in files) == has_option, version
+
+
+def test_grad_offload_dropped_in_0_9_1(load_index: IndexLoader) -> None:
+    # 0.9.1 removed megatron.grad_offload, which 0.9.0 (and verl main) still have.
+    key = "actor_rollout_ref.actor.megatron.grad_offload"
+    assert key in load_index("0.9.0", "ppo_megatron_trainer.json")["keys"]
+    assert key in load_index("0.9.0", "ppo_trainer.model_engine-megatron.json")["keys"]
+    assert key not in load_index("0.9.1", "ppo_megatron_trainer.json")["keys"]
+    assert key not in load_index("0.9.1", "ppo_trainer.model_engine-megatron.json")["keys"]
+
+
+def test_open_dicts_and_types(load_index: IndexLoader) -> None:
+    doc = load_index("0.9.1", "ppo_megatron_trainer.json")
+    open_dicts = set(doc["open"])
+    assert "actor_rollout_ref.rollout.engine_kwargs.vllm" in open_dicts  # empty {}
+    assert "actor_rollout_ref.actor.megatron.override_transformer_config" in open_dicts  # by name
+    assert "reward.reward_kwargs" in open_dicts  # read with .get() by verl, absent from the YAML
+    assert "reward.reward_kwargs" not in doc["keys"]
+    assert "actor_rollout_ref.rollout.val_kwargs" not in open_dicts  # a SamplingConfig (_target_)
+    keys = doc["keys"]
+    assert keys["actor_rollout_ref.rollout.engine_kwargs.vllm"] == [{}, "dict"]
+    assert keys["actor_rollout_ref.model.path"][1] == "str"
+    assert keys["actor_rollout_ref.rollout.name"] == ["???", "missing"]
+    # interpolations keep their raw text and take the type of what they resolve to
+    raw, kind = keys["actor_rollout_ref.actor.checkpoint.load_contents"]
+    assert raw == "${.save_contents}" and kind == "list"
+    allowed = {"bool", "int", "float", "str", "list", "dict", "null", "missing", "any"}
+    assert {kind for _, kind in keys.values()} <= allowed
