@@ -16,7 +16,8 @@ REPO = Path(__file__).resolve().parent.parent
 SEED_RECIPES = sorted(p.stem for p in (REPO / "recipes").rglob("*.yaml"))
 ENGINES = ("vllm", "sglang")
 PLATFORMS = ("cuda", "rocm")
-# Golden files are rewritten, not compared, when this is set: RLCAT_UPDATE_GOLDEN=1 pytest tests/test_golden.py
+# Golden files are rewritten, not compared, when this is set:
+#   RLCAT_UPDATE_GOLDEN=1 pytest tests/test_golden.py
 UPDATE_GOLDEN = bool(os.environ.get("RLCAT_UPDATE_GOLDEN"))
 
 

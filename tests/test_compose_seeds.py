@@ -11,11 +11,12 @@ import os
 from typing import Any
 
 import pytest
-from conftest import ENGINES, PLATFORMS, SEED_RECIPES
 
 from rlcat.compile import Compiled, Request, compile_request
 from rlcat.model import Recipe
 from rlcat.verl import compose as verl_compose
+
+from conftest import ENGINES, PLATFORMS, SEED_RECIPES
 
 pytestmark = pytest.mark.compose
 
@@ -74,9 +75,13 @@ def expected_values(recipe: Recipe, compiled: Compiled) -> dict[str, Any]:
         exp["async_training.require_batches"] = a.require_batches
         exp["async_training.partial_rollout"] = a.partial_rollout
     if recipe.backend == "megatron":
-        names = {"tp": "tensor_model_parallel_size", "pp": "pipeline_model_parallel_size",
-                 "cp": "context_parallel_size", "ep": "expert_model_parallel_size",
-                 "etp": "expert_tensor_parallel_size"}
+        names = {
+            "tp": "tensor_model_parallel_size",
+            "pp": "pipeline_model_parallel_size",
+            "cp": "context_parallel_size",
+            "ep": "expert_model_parallel_size",
+            "etp": "expert_tensor_parallel_size",
+        }
         for role in ("actor", "ref"):
             for short, name in names.items():
                 value = getattr(getattr(par, role), short)
@@ -134,7 +139,9 @@ def test_seed_composes_with_real_verl(recipe: str, platform: str, engine: str) -
     composed = verl_compose.flatten(cfg, resolve=True)
     expected = expected_values(compiled.recipe, compiled)
     assert len(expected) >= 20
-    wrong = {k: (v, composed.get(k, "<missing>")) for k, v in expected.items() if composed.get(k, "<missing>") != v}
+    wrong = {
+        k: (v, composed.get(k, "<missing>")) for k, v in expected.items() if composed.get(k, "<missing>") != v
+    }
     assert wrong == {}, "composed value differs from the recipe: {key: (expected, composed)}"
 
     # and every emitted override arrived with the value rlcat meant

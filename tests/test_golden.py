@@ -11,9 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import SEED_RECIPES, UPDATE_GOLDEN, Result
 
 from rlcat.catalog import Catalog
+
+from conftest import SEED_RECIPES, UPDATE_GOLDEN, Result
 
 GOLDEN = Path(__file__).parent / "golden"
 FORMATS = {"overrides": "txt", "shell": "sh", "json": "json", "yaml": "yaml"}

@@ -47,7 +47,9 @@ def test_same_effective_config_as_upstream(recipe: str) -> None:
     compiled = compile_request(Request(recipe, "cuda", engine="vllm"))
     version = compiled.profile.verl_index
     assert (compiled.plan.entrypoint, compiled.plan.config_name) == (
-        upstream["entrypoint"], upstream["config_name"])
+        upstream["entrypoint"],
+        upstream["config_name"],
+    )
 
     rejected = verl_compose.rejected_overrides(version, upstream["config_name"], upstream["overrides"])
     rejected_keys = {_key(o) for o, _ in rejected}
@@ -56,15 +58,20 @@ def test_same_effective_config_as_upstream(recipe: str) -> None:
     assert rejected_keys == {s.key for s in compiled.dropped}
     accepted = [o for o in upstream["overrides"] if _key(o) not in rejected_keys]
 
-    theirs = verl_compose.flatten(verl_compose.compose(version, upstream["config_name"], accepted), resolve=True)
-    ours = verl_compose.flatten(verl_compose.compose(version, compiled.plan.config_name, compiled.override_texts),
-                                resolve=True)
+    theirs = verl_compose.flatten(
+        verl_compose.compose(version, upstream["config_name"], accepted), resolve=True
+    )
+    ours = verl_compose.flatten(
+        verl_compose.compose(version, compiled.plan.config_name, compiled.override_texts), resolve=True
+    )
     compared: dict[str, Any] = {}
     for key in dict.fromkeys(_key(o) for o in accepted):
         if key in NAMING_KEYS:
             continue
         compared[key] = theirs[key]
-        assert ours.get(key, "<missing>") == theirs[key], f"{key}: rlcat {ours.get(key)!r}, upstream {theirs[key]!r}"
+        assert ours.get(key, "<missing>") == theirs[key], (
+            f"{key}: rlcat {ours.get(key)!r}, upstream {theirs[key]!r}"
+        )
     assert len(compared) >= 60, len(compared)
 
     # the env upstream exports is in rlcat's plan too

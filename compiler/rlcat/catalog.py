@@ -48,8 +48,15 @@ class Catalog:
             self._names[kind] = found
         return self._names[kind]
 
-    def find(self, kind: Kind, name: str, *, file: str | None = None, line: int | None = None,
-             key: str | None = None) -> Path:
+    def find(
+        self,
+        kind: Kind,
+        name: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        key: str | None = None,
+    ) -> Path:
         """The file of a named entry, or a diagnostic with close names."""
         table = self.names(kind)
         if name in table:

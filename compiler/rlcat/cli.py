@@ -60,23 +60,40 @@ def _write_output(text: str, output: Path | None) -> None:
         raise
 
 
-@app.command("compile", epilog="""Examples:
+@app.command(
+    "compile",
+    epilog="""Examples:
 
   rlcat compile geo3k_megatron_4_4 --platform rocm
 
   rlcat compile dapo_math_fsdp2_4_4 --platform cuda --engine sglang --format shell -o launch.sh
 
   rlcat compile my_recipes/run.yaml --platform rocm --set batch.mini_batch_size=64 --format json
-""")
+""",
+)
 def compile_cmd(
     recipe: Annotated[str, typer.Argument(help="Recipe name from the catalog, or a path to a recipe file.")],
-    platform: Annotated[str, typer.Option("--platform", "-p", help="Platform profile: cuda, rocm, ...")] = "cuda",
-    engine: Annotated[Optional[str], typer.Option(help="Rollout engine (vllm, sglang), if the recipe allows it.")] = None,  # noqa: UP045
-    mode: Annotated[Optional[str], typer.Option(help="Runtime mode (colocate, fully_async), if allowed.")] = None,  # noqa: UP045
-    set_: Annotated[Optional[list[str]], typer.Option("--set", help="Change a recipe field: section.field=value (repeatable).")] = None,  # noqa: UP045
-    override: Annotated[Optional[list[str]], typer.Option(help="Set a verl key: verl.key=value (repeatable; checked against the key index).")] = None,  # noqa: UP045
+    platform: Annotated[
+        str, typer.Option("--platform", "-p", help="Platform profile: cuda, rocm, ...")
+    ] = "cuda",
+    engine: Annotated[
+        str | None, typer.Option(help="Rollout engine (vllm, sglang), if the recipe allows it.")
+    ] = None,
+    mode: Annotated[
+        str | None, typer.Option(help="Runtime mode (colocate, fully_async), if allowed.")
+    ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Change a recipe field: section.field=value (repeatable)."),
+    ] = None,
+    override: Annotated[
+        list[str] | None,
+        typer.Option(help="Set a verl key: verl.key=value (repeatable; checked against the key index)."),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="overrides | shell | json | yaml")] = "overrides",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,  # noqa: UP045
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+    ] = None,
     catalog: CatalogOpt = None,
 ) -> None:
     """Compile a recipe into the entrypoint, config, overrides and env that launch it on verl."""
@@ -86,21 +103,25 @@ def compile_cmd(
     if fmt not in FORMATS:
         raise RlcatError([Diagnostic("RLC105", f"--format must be one of {', '.join(FORMATS)}; got '{fmt}'")])
     compiled = compile_request(
-        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])), _catalog(catalog)
+        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])),
+        _catalog(catalog),
     )
     notes = [d for d in compiled.diagnostics if d.severity < Severity.ERROR]
     _print_diagnostics(notes)
     _write_output(FORMATS[fmt](compiled), output)
 
 
-@app.command("list", epilog="""Examples:
+@app.command(
+    "list",
+    epilog="""Examples:
 
   rlcat list
 
   rlcat list --backend megatron --mode fully_async
 
   rlcat list --format json
-""")
+""",
+)
 def list_cmd(
     algorithm: Annotated[Optional[str], typer.Option(help="Only this algorithm.")] = None,  # noqa: UP045
     backend: Annotated[Optional[str], typer.Option(help="Only this backend.")] = None,  # noqa: UP045
@@ -116,15 +137,20 @@ def list_cmd(
     sys.stdout.write(render_list(rows, fmt))
 
 
-@app.command("show", epilog="""Examples:
+@app.command(
+    "show",
+    epilog="""Examples:
 
   rlcat show geo3k_megatron_4_4
 
   rlcat show gsm8k_qwen3_8b_fsdp --platform rocm
-""")
+""",
+)
 def show_cmd(
     recipe: Annotated[str, typer.Argument(help="Recipe name or path.")],
-    platform: Annotated[Optional[str], typer.Option(help="Also merge this platform's block of the recipe.")] = None,  # noqa: UP045
+    platform: Annotated[
+        str | None, typer.Option(help="Also merge this platform's block of the recipe.")
+    ] = None,
     catalog: CatalogOpt = None,
 ) -> None:
     """Show a recipe resolved: extends merged, defaults filled in, catalog entries looked up."""
@@ -135,7 +161,9 @@ def show_cmd(
 
 @dev_app.command("verl-index")
 def dev_verl_index(
-    check: Annotated[bool, typer.Option("--check", help="Fail if the stored indexes are stale; write nothing.")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Fail if the stored indexes are stale; write nothing.")
+    ] = False,
 ) -> None:
     """Regenerate schemas/verl/ from the real verl releases (needs `rlcat dev fetch-verl` first)."""
     from .verl import build_index
@@ -143,6 +171,25 @@ def dev_verl_index(
     code = build_index.main(["--check"] if check else [])
     if code:
         raise typer.Exit(code)
+
+
+@dev_app.command("schemas")
+def dev_schemas(
+    check: Annotated[bool, typer.Option("--check", help="Fail if schemas/ is stale; write nothing.")] = False,
+) -> None:
+    """Regenerate the JSON Schemas under schemas/ from the pydantic models."""
+    from . import schemas
+    from .paths import repo_root
+
+    root = repo_root()
+    if root is None:
+        raise RlcatError([Diagnostic("RLC105", "rlcat dev schemas runs from a checkout of rlcat")])
+    stale = schemas.write(root / "schemas", check=check)
+    for name in stale:
+        sys.stdout.write(f"{'stale' if check else 'wrote'}: schemas/{name}\n")
+    if check and stale:
+        sys.stderr.write("run `rlcat dev schemas` to regenerate them\n")
+        raise typer.Exit(int(ExitCode.FINDINGS))
 
 
 @dev_app.command("fetch-verl")
@@ -173,13 +220,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _unexpected(exc: Exception) -> int:
-    import click
-
-    if isinstance(exc, click.exceptions.Abort):
+    if isinstance(exc, typer.Abort):
         sys.stderr.write("interrupted\n")
         return int(ExitCode.INTERRUPTED)
-    if isinstance(exc, click.ClickException):
-        exc.show()
+    # Usage errors (bad option, missing argument) from the click layer that Typer uses; matched by
+    # shape because Typer releases differ in whether click is vendored.
+    show = getattr(exc, "show", None)
+    if callable(show) and hasattr(exc, "exit_code"):
+        show()
         return int(ExitCode.INPUT)
     if os.environ.get("RLCAT_TRACEBACK"):
         raise exc
@@ -187,8 +235,10 @@ def _unexpected(exc: Exception) -> int:
 
     log = Path(tempfile.gettempdir()) / "rlcat-crash.log"
     log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
-    sys.stderr.write(f"rlcat: internal error: {type(exc).__name__}: {exc}\n"
-                     f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it.\n")
+    sys.stderr.write(
+        f"rlcat: internal error: {type(exc).__name__}: {exc}\n"
+        f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it.\n"
+    )
     return 3
 
 

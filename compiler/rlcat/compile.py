@@ -14,8 +14,16 @@ from .model import PlatformProfile, Recipe
 from .model.recipe import BACKENDS, ENGINES, MODES
 from .plan import REMOVED, Layer, Origin, Plan, Setting
 from .platforms import platform_env, platform_tweaks, profile_names
-from .resolve import Resolved, Source, command_line_sets, load_platform, load_recipe_source, merge_layer, \
-    platform_block, resolve
+from .resolve import (
+    Resolved,
+    Source,
+    command_line_sets,
+    load_platform,
+    load_recipe_source,
+    merge_layer,
+    platform_block,
+    resolve,
+)
 from .verl import index as verl_index
 from .verl.check import Override, check
 
@@ -80,8 +88,15 @@ def compile_request(req: Request, catalog: Catalog | None = None) -> Compiled:
         raise RlcatError(_unique(problems), ExitCode.INPUT)
 
     recipe = resolved.recipe
-    plan = Plan(recipe.name, profile.name, last.entrypoint, last.config_name, profile.verl_version,
-                profile.verl_index, dict(last.group_choices))
+    plan = Plan(
+        recipe.name,
+        profile.name,
+        last.entrypoint,
+        last.config_name,
+        profile.verl_version,
+        profile.verl_index,
+        dict(last.group_choices),
+    )
     _assemble(plan, layers, profile, profile_origin, recipe)
     for text in req.overrides:
         plan.put(_command_line_override(text))
@@ -102,20 +117,32 @@ def _choose_axes(source: Source, req: Request) -> Source:
         return source
     recipe = resolve_recipe_only(source)
     patch: dict[str, Any] = {}
-    origins = {}
+    origins: dict[tuple[str | int, ...], Origin] = {}
     for axis_name, value in chosen.items():
         if value is None:
             continue
         choices = {"engine": ENGINES, "mode": MODES, "backend": BACKENDS}[axis_name]
         if value not in choices:
-            raise RlcatError([diag("RLC103", f"--{axis_name} must be one of {', '.join(choices)}; got '{value}'")])
+            raise RlcatError(
+                [diag("RLC103", f"--{axis_name} must be one of {', '.join(choices)}; got '{value}'")]
+            )
         allowed = {getattr(recipe, axis_name), *getattr(recipe.variants, axis_name)}
         if value not in allowed:
             f, line, col = source.locate(("variants", axis_name))
-            raise RlcatError([diag("RLC205", f"recipe {recipe.name} does not allow {axis_name} '{value}' "
-                                   f"(allowed: {', '.join(sorted(allowed))})", file=f, line=line, col=col,
-                                   key=f"variants.{axis_name}",
-                                   hint=f"add it to variants.{axis_name} if the recipe supports it")])
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC205",
+                        f"recipe {recipe.name} does not allow {axis_name} '{value}' "
+                        f"(allowed: {', '.join(sorted(allowed))})",
+                        file=f,
+                        line=line,
+                        col=col,
+                        key=f"variants.{axis_name}",
+                        hint=f"add it to variants.{axis_name} if the recipe supports it",
+                    )
+                ]
+            )
         patch[axis_name] = value
         origins[(axis_name,)] = Origin(Layer.COMMAND_LINE, f"--{axis_name} {value}")
     return merge_layer(source, patch, origins)
@@ -127,8 +154,13 @@ def resolve_recipe_only(source: Source) -> Recipe:
     return validate_recipe(source)
 
 
-def _assemble(plan: Plan, layers: list[tuple[Layer, Lowered]], profile: PlatformProfile,
-              profile_origin: Origin, recipe: Recipe) -> None:
+def _assemble(
+    plan: Plan,
+    layers: list[tuple[Layer, Lowered]],
+    profile: PlatformProfile,
+    profile_origin: Origin,
+    recipe: Recipe,
+) -> None:
     """Merge the lowering passes and the profile into one history per key, in layer order.
 
     The recipe pass sets everything; the platform profile comes next; a later pass (platform block,
@@ -154,8 +186,10 @@ def _assemble(plan: Plan, layers: list[tuple[Layer, Lowered]], profile: Platform
                 new = history[-1]
                 old = before.get(key)
                 if old is None or old[-1].value != new.value or type(old[-1].value) is not type(new.value):
-                    plan.put(Setting(key, new.value, _as_layer(new.origin, layer), new.optional,
-                                     new.alternatives), env=env)
+                    plan.put(
+                        Setting(key, new.value, _as_layer(new.origin, layer), new.optional, new.alternatives),
+                        env=env,
+                    )
             for key in before:
                 if key not in table:
                     plan.put(Setting(key, REMOVED, Origin(layer, f"removed by the {layer} layer")), env=env)
@@ -172,8 +206,15 @@ def _command_line_override(text: str) -> Setting:
     key, sep, raw = text.partition("=")
     key = key.strip().lstrip("+")
     if not sep or not key:
-        raise RlcatError([diag("RLC105", f"--override expects verl.key=value, got '{text}'",
-                               hint="for example: --override trainer.save_freq=50")])
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    f"--override expects verl.key=value, got '{text}'",
+                    hint="for example: --override trainer.save_freq=50",
+                )
+            ]
+        )
     try:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError:

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from .catalog import Catalog
 from .diagnostics import RlcatError
 
 
-def list_recipes(catalog: Catalog, *, algorithm: str | None = None, backend: str | None = None,
-                 engine: str | None = None, mode: str | None = None) -> list[dict[str, Any]]:
+def list_recipes(
+    catalog: Catalog,
+    *,
+    algorithm: str | None = None,
+    backend: str | None = None,
+    engine: str | None = None,
+    mode: str | None = None,
+) -> list[dict[str, Any]]:
     """One row per recipe that matches the filters; a recipe matches an engine it may be compiled with."""
     from .resolve import load_recipe_source, resolve
 
@@ -30,18 +37,20 @@ def list_recipes(catalog: Catalog, *, algorithm: str | None = None, backend: str
         layout = f"{res.nodes}x{res.gpus_per_node}"
         if recipe.mode == "fully_async":
             layout += f" ({res.trainer_gpus}+{res.rollout_gpus})"
-        rows.append({
-            "name": recipe.name,
-            "algorithm": recipe.algorithm,
-            "backend": recipe.backend,
-            "engine": recipe.engine,
-            "engines": engines,
-            "mode": recipe.mode,
-            "model": recipe.model,
-            "dataset": recipe.dataset,
-            "gpus": layout,
-            "summary": recipe.summary,
-        })
+        rows.append(
+            {
+                "name": recipe.name,
+                "algorithm": recipe.algorithm,
+                "backend": recipe.backend,
+                "engine": recipe.engine,
+                "engines": engines,
+                "mode": recipe.mode,
+                "model": recipe.model,
+                "dataset": recipe.dataset,
+                "gpus": layout,
+                "summary": recipe.summary,
+            }
+        )
     return rows
 
 
@@ -59,19 +68,24 @@ def render_list(rows: list[dict[str, Any]], fmt: str) -> str:
     for col in ("name", "algorithm", "backend", "engines", "mode", "gpus", "summary"):
         table.add_column(col, overflow="fold")
     for row in rows:
-        table.add_row(row["name"], row["algorithm"], row["backend"], ",".join(row["engines"]), row["mode"],
-                      row["gpus"], row["summary"])
-    console = Console(width=160, record=True, file=_Null())
+        table.add_row(
+            row["name"],
+            row["algorithm"],
+            row["backend"],
+            ",".join(row["engines"]),
+            row["mode"],
+            row["gpus"],
+            row["summary"],
+        )
+    import io
+    import shutil
+
+    # a terminal's own width; a fixed, wide one in pipes so that scripts see stable rows
+    width = shutil.get_terminal_size((220, 24)).columns if sys.stdout.isatty() else 220
+    console = Console(width=width, file=io.StringIO(), color_system=None)
     console.print(table)
-    return console.export_text()
-
-
-class _Null:
-    def write(self, _: str) -> int:
-        return 0
-
-    def flush(self) -> None:
-        pass
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    return "\n".join(line.rstrip() for line in out.splitlines()) + "\n"
 
 
 def show_recipe(ref: str, catalog: Catalog, platform: str | None) -> str:
@@ -86,7 +100,9 @@ def show_recipe(ref: str, catalog: Catalog, platform: str | None) -> str:
         profile, _ = load_platform(platform, catalog)
         source = platform_block(source, profile_names(profile))
     resolved = resolve(source, catalog)
-    data = resolved.recipe.model_dump(mode="json", by_alias=True, exclude={"platforms"} if platform else set())
+    data = resolved.recipe.model_dump(
+        mode="json", by_alias=True, exclude={"platforms"} if platform else set()
+    )
     data["model"] = resolved.model.model_dump(mode="json")
     data["dataset"] = resolved.dataset.model_dump(mode="json")
     header = f"# {resolved.recipe.name}: resolved from {' <- '.join(reversed(source.files))}\n"

@@ -8,10 +8,10 @@ alias expansion is bounded.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-import re
 
 import yaml
 
@@ -23,11 +23,12 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Base = yaml.SafeLoader
 
 
-class _Loader(_Base):  # type: ignore[misc,valid-type]
+class _Loader(_Base):  # type: ignore[misc]
     """Safe loader that also reads `1e-6` as a float, as YAML 1.2 and every ML config author expects."""
 
 
-_Loader.yaml_implicit_resolvers = {k: list(v) for k, v in _Base.yaml_implicit_resolvers.items()}
+# copy the resolver table so that adding one does not change PyYAML's own loaders
+_Loader.yaml_implicit_resolvers = {k: list(v) for k, v in _Base.yaml_implicit_resolvers.items()}  # type: ignore[attr-defined]
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),

@@ -101,11 +101,11 @@ class Plan:
     def put(self, setting: Setting, *, env: bool = False) -> None:
         table = self.env if env else self.overrides
         history = table.setdefault(setting.key, History())
-        if history.entries and history.final.value == setting.value and type(history.final.value) is type(
-            setting.value
-        ):
-            # same value again from a later layer: keep the first writer as the reason it holds
-            if setting.origin.layer <= history.final.origin.layer:
+        if history.entries:
+            last = history.final
+            same = last.value == setting.value and type(last.value) is type(setting.value)
+            # the same value again from the same or an earlier layer adds nothing to the story
+            if same and setting.origin.layer <= last.origin.layer:
                 return
         history.entries.append(setting)
 

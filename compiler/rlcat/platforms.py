@@ -29,17 +29,23 @@ def tweak_applies(tweak: Tweak, recipe: Recipe) -> bool:
 
 def platform_env(profile: PlatformProfile, origin: Origin) -> Iterator[Setting]:
     for var in profile.env:
-        yield Setting(var.name, var.value, Origin(Layer.PLATFORM, f"platform {profile.name}", origin.file,
-                                                  reason=var.reason))
+        yield Setting(
+            var.name,
+            var.value,
+            Origin(Layer.PLATFORM, f"platform {profile.name}", origin.file, reason=var.reason),
+        )
 
 
-def platform_tweaks(profile: PlatformProfile, recipe: Recipe, origin: Origin) -> Iterator[tuple[Setting, bool]]:
+def platform_tweaks(
+    profile: PlatformProfile, recipe: Recipe, origin: Origin
+) -> Iterator[tuple[Setting, bool]]:
     """(setting, is_env) for every tweak that applies to the recipe."""
     for tweak in profile.tweaks:
         if not tweak_applies(tweak, recipe):
             continue
-        where = Origin(Layer.PLATFORM, f"platform {profile.name} tweak {tweak.id}", origin.file,
-                       reason=tweak.reason)
+        where = Origin(
+            Layer.PLATFORM, f"platform {profile.name} tweak {tweak.id}", origin.file, reason=tweak.reason
+        )
         for key, value in tweak.set.items():
             yield Setting(key, value, where), False
         for name, value in tweak.env.items():

@@ -26,8 +26,17 @@ M = TypeVar("M", bound=BaseModel)
 # Fields a platform block or --set may change; the identity of a recipe (its axes, model and
 # dataset) is fixed by the recipe itself and chosen on the command line with --engine/--mode.
 LAYER_FIELDS = (
-    "resources", "parallelism", "batch", "rollout", "actor", "algo", "critic", "async", "trainer",
-    "env", "overrides",
+    "resources",
+    "parallelism",
+    "batch",
+    "rollout",
+    "actor",
+    "algo",
+    "critic",
+    "async",
+    "trainer",
+    "env",
+    "overrides",
 )
 
 
@@ -63,8 +72,9 @@ def _origins_from(doc: Document, layer: Layer, prefix: Path_ = (), strip: int = 
     return out
 
 
-def _merge(base: Any, patch: Any, origins: dict[Path_, Origin], patch_origins: dict[Path_, Origin],
-           path: Path_) -> Any:
+def _merge(
+    base: Any, patch: Any, origins: dict[Path_, Origin], patch_origins: dict[Path_, Origin], path: Path_
+) -> Any:
     """Deep-merge mappings; a scalar or list in the patch replaces the base value with its origins."""
     if isinstance(base, dict) and isinstance(patch, dict):
         merged = dict(base)
@@ -116,14 +126,35 @@ def _load_chain(path: Path, catalog: Catalog, chain: list[str]) -> Source:
         return Source(doc.data, origins, [doc.file])
     line, col = doc.positions.get(("extends",), (None, None))
     if not isinstance(parent, str):
-        raise RlcatError([diag("RLC102", "`extends` takes the name of another recipe", file=doc.file,
-                               line=line, col=col, key="extends")])
+        raise RlcatError(
+            [
+                diag(
+                    "RLC102",
+                    "`extends` takes the name of another recipe",
+                    file=doc.file,
+                    line=line,
+                    col=col,
+                    key="extends",
+                )
+            ]
+        )
     me = doc.data.get("name") if isinstance(doc.data.get("name"), str) else path.stem
     seen = [*chain, str(me)]
     if parent in seen:
         loop = " → ".join([*seen, parent])
-        raise RlcatError([diag("RLC203", f"extends cycle: {loop}", file=doc.file, line=line, col=col,
-                               key="extends", hint="a recipe cannot extend itself or one that extends it")])
+        raise RlcatError(
+            [
+                diag(
+                    "RLC203",
+                    f"extends cycle: {loop}",
+                    file=doc.file,
+                    line=line,
+                    col=col,
+                    key="extends",
+                    hint="a recipe cannot extend itself or one that extends it",
+                )
+            ]
+        )
     parent_path = catalog.find("recipe", parent, file=doc.file, line=line, key="extends")
     base = _load_chain(parent_path, catalog, seen)
     child = {k: v for k, v in doc.data.items() if k != "extends"}
@@ -141,12 +172,19 @@ def layer_patch(
     for key in patch:
         if key not in LAYER_FIELDS:
             origin = patch_origins.get((key,))
-            raise RlcatError([
-                diag("RLC101", f"{what} cannot set '{key}'", file=origin.file if origin else None,
-                     line=origin.line if origin else None, col=origin.col if origin else None, key=key,
-                     hint=suggestion_hint(key, LAYER_FIELDS)
-                     or "allowed here: " + ", ".join(LAYER_FIELDS))
-            ])
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC101",
+                        f"{what} cannot set '{key}'",
+                        file=origin.file if origin else None,
+                        line=origin.line if origin else None,
+                        col=origin.col if origin else None,
+                        key=key,
+                        hint=suggestion_hint(key, LAYER_FIELDS) or "allowed here: " + ", ".join(LAYER_FIELDS),
+                    )
+                ]
+            )
     return merge_layer(source, patch, patch_origins)
 
 
@@ -175,8 +213,15 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
         dotted_key, sep, raw = text.partition("=")
         parts = tuple(dotted_key.strip().split("."))
         if not sep or not all(parts):
-            raise RlcatError([diag("RLC105", f"--set expects section.field=value, got '{text}'",
-                                   hint="for example: --set batch.mini_batch_size=64")])
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC105",
+                        f"--set expects section.field=value, got '{text}'",
+                        hint="for example: --set batch.mini_batch_size=64",
+                    )
+                ]
+            )
         try:
             value = yaml.safe_load(raw) if raw.strip() else ""
         except yaml.YAMLError:
@@ -187,7 +232,7 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
             node = node.setdefault(part, {})
         node[parts[-1]] = value
         origin = Origin(Layer.COMMAND_LINE, f"--set {text}")
-        patch_origins = {parts[:i]: origin for i in range(1, len(parts) + 1)}
+        patch_origins: dict[Path_, Origin] = {parts[:i]: origin for i in range(1, len(parts) + 1)}
         source = layer_patch(source, patch, patch_origins, "--set")
     return source
 
@@ -196,8 +241,16 @@ def validate_recipe(source: Source) -> Recipe:
     return validate(Recipe, source.data, source.locate)
 
 
-def load_entry(kind: Kind, name: str, model: type[M], catalog: Catalog, *, file: str | None = None,
-               line: int | None = None, key: str | None = None) -> tuple[M, Origin]:
+def load_entry(
+    kind: Kind,
+    name: str,
+    model: type[M],
+    catalog: Catalog,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    key: str | None = None,
+) -> tuple[M, Origin]:
     """Load and validate a catalog entry by name; its origin points at the entry's file."""
     path = catalog.find(kind, name, file=file, line=line, key=key)
     doc = load_yaml(path, display_path(path))
@@ -205,9 +258,19 @@ def load_entry(kind: Kind, name: str, model: type[M], catalog: Catalog, *, file:
     entry_name = getattr(entry, "name", name)
     if entry_name != path.stem:
         line_, col = doc.positions.get(("name",), (None, None))
-        raise RlcatError([diag("RLC103", f"{kind} file {path.name} declares name '{entry_name}'",
-                               file=doc.file, line=line_, col=col, key="name",
-                               hint=f"a {kind}'s name is its file name: use '{path.stem}'")])
+        raise RlcatError(
+            [
+                diag(
+                    "RLC103",
+                    f"{kind} file {path.name} declares name '{entry_name}'",
+                    file=doc.file,
+                    line=line_,
+                    col=col,
+                    key="name",
+                    hint=f"a {kind}'s name is its file name: use '{path.stem}'",
+                )
+            ]
+        )
     return entry, Origin(Layer.RECIPE, f"catalog {kind} {name}", doc.file, 1)
 
 

@@ -51,17 +51,32 @@ def _diagnostics(
         if kind == "extra_forbidden":
             siblings = _field_names(model, loc[:-1])
             out.append(
-                diag("RLC101", f"unknown field '{loc[-1]}'", file=file, line=line, col=col, key=key,
-                     hint=suggestion_hint(str(loc[-1]), siblings)
-                     or ("fields here: " + ", ".join(sorted(siblings)) if siblings else None))
+                diag(
+                    "RLC101",
+                    f"unknown field '{loc[-1]}'",
+                    file=file,
+                    line=line,
+                    col=col,
+                    key=key,
+                    hint=suggestion_hint(str(loc[-1]), siblings)
+                    or ("fields here: " + ", ".join(sorted(siblings)) if siblings else None),
+                )
             )
         elif kind == "missing":
-            out.append(diag("RLC104", f"missing required field '{loc[-1]}'", file=file, line=line, col=col,
-                            key=key))
+            out.append(
+                diag("RLC104", f"missing required field '{loc[-1]}'", file=file, line=line, col=col, key=key)
+            )
         elif kind in _TYPE_NAMES:
             out.append(
-                diag("RLC102", f"expected {_TYPE_NAMES[kind]}, got {_describe(given)}", file=file, line=line,
-                     col=col, key=key, hint=_type_hint(kind, given))
+                diag(
+                    "RLC102",
+                    f"expected {_TYPE_NAMES[kind]}, got {_describe(given)}",
+                    file=file,
+                    line=line,
+                    col=col,
+                    key=key,
+                    hint=_type_hint(kind, given),
+                )
             )
         else:
             message = err["msg"]

@@ -42,8 +42,12 @@ def _fsdp(lo: Lowering) -> None:
         par = getattr(r.parallelism, role)
         for short in MEGATRON_PARALLEL:
             if getattr(par, short) is not None:
-                lo.error("RLC301", f"parallelism.{role}.{short} is a Megatron setting; backend {r.backend} "
-                         "shards with FSDP (use sp for sequence parallelism)", f"parallelism.{role}.{short}")
+                lo.error(
+                    "RLC301",
+                    f"parallelism.{role}.{short} is a Megatron setting; backend {r.backend} "
+                    "shards with FSDP (use sp for sequence parallelism)",
+                    f"parallelism.{role}.{short}",
+                )
     if r.backend == "fsdp2":
         why = axis("backend", "fsdp2", "select PyTorch FSDP2")
         lo.set(f"{ARF}.actor.strategy", "fsdp2", origin=why)
@@ -52,9 +56,13 @@ def _fsdp(lo: Lowering) -> None:
         lo.set("critic.strategy", "fsdp2", origin=why)
     actor = r.actor
     lo.set_if(f"{ARF}.actor.fsdp_config.param_offload", actor.offload.param, "actor.offload.param")
-    lo.set_if(f"{ARF}.actor.fsdp_config.optimizer_offload", actor.offload.optimizer, "actor.offload.optimizer")
+    lo.set_if(
+        f"{ARF}.actor.fsdp_config.optimizer_offload", actor.offload.optimizer, "actor.offload.optimizer"
+    )
     for field in ("grad", "optimizer_cpu"):
-        if lo.resolved.source.origin(("actor", "offload", field)) is not None and getattr(actor.offload, field):
+        if lo.resolved.source.origin(("actor", "offload", field)) is not None and getattr(
+            actor.offload, field
+        ):
             lo.error("RLC301", f"actor.offload.{field} is a Megatron setting", f"actor.offload.{field}")
     lo.set_if(f"{ARF}.ref.fsdp_config.param_offload", actor.ref_param_offload, "actor.ref_param_offload")
     lo.set_if(f"{ARF}.actor.grad_clip", actor.optim.grad_clip, "actor.optim.grad_clip")
@@ -65,8 +73,12 @@ def _fsdp(lo: Lowering) -> None:
     if r.critic is not None:
         lo.set_if("critic.ulysses_sequence_parallel_size", par.critic.sp, "parallelism.critic.sp")
         for name in ("param", "optimizer"):
-            lo.set_if(f"critic.fsdp.{name}_offload", getattr(r.critic.offload, name), f"critic.offload.{name}",
-                      alternatives=(f"critic.model.fsdp_config.{name}_offload",))
+            lo.set_if(
+                f"critic.fsdp.{name}_offload",
+                getattr(r.critic.offload, name),
+                f"critic.offload.{name}",
+                alternatives=(f"critic.model.fsdp_config.{name}_offload",),
+            )
         lo.set_if("critic.grad_clip", r.critic.optim.grad_clip, "critic.optim.grad_clip")
 
 
@@ -79,8 +91,11 @@ def _megatron(lo: Lowering) -> None:
             lo.set_if(f"{prefix}.{name}", getattr(par, short), f"parallelism.{role}.{short}")
         for short in ("sp", "fsdp_size"):
             if getattr(par, short) is not None:
-                lo.error("RLC301", f"parallelism.{role}.{short} is an FSDP setting; Megatron uses tp/pp/cp/ep",
-                         f"parallelism.{role}.{short}")
+                lo.error(
+                    "RLC301",
+                    f"parallelism.{role}.{short} is an FSDP setting; Megatron uses tp/pp/cp/ep",
+                    f"parallelism.{role}.{short}",
+                )
     actor = r.actor
     meg = f"{ARF}.actor.megatron"
     lo.set_if(f"{meg}.param_offload", actor.offload.param, "actor.offload.param")
@@ -96,12 +111,24 @@ def _megatron(lo: Lowering) -> None:
     for name in ("use_mbridge", "vanilla_mbridge", "use_remove_padding", "dtype"):
         lo.set_if(f"{meg}.{name}", getattr(m, name), f"actor.megatron.{name}")
     for key, value in flatten(f"{meg}.override_transformer_config", m.override_transformer_config):
-        lo.set(key, value, "actor.megatron.override_transformer_config." + key.rsplit("override_transformer_config.", 1)[1])
+        lo.set(
+            key,
+            value,
+            "actor.megatron.override_transformer_config." + key.rsplit("override_transformer_config.", 1)[1],
+        )
     if r.critic is not None:
         for name in ("param", "optimizer"):
-            lo.set_if(f"critic.megatron.{name}_offload", getattr(r.critic.offload, name), f"critic.offload.{name}")
+            lo.set_if(
+                f"critic.megatron.{name}_offload", getattr(r.critic.offload, name), f"critic.offload.{name}"
+            )
         lo.set_if("critic.megatron.grad_offload", r.critic.offload.grad, "critic.offload.grad", optional=True)
         lo.set_if("critic.optim.clip_grad", r.critic.optim.grad_clip, "critic.optim.grad_clip")
-    lo.env("CUDA_DEVICE_MAX_CONNECTIONS", "1", origin=Origin(
-        Layer.RECIPE, "backend megatron",
-        reason="Megatron overlaps communication with compute only when kernels queue in issue order"))
+    lo.env(
+        "CUDA_DEVICE_MAX_CONNECTIONS",
+        "1",
+        origin=Origin(
+            Layer.RECIPE,
+            "backend megatron",
+            reason="Megatron overlaps communication with compute only when kernels queue in issue order",
+        ),
+    )

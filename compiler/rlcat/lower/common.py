@@ -56,8 +56,11 @@ def lower_model(lo: Lowering) -> None:
     else:
         lo.set(f"{ARF}.model.path", model.hf_id, origin=lo.resolved.model_origin)
     lo.set_if(f"{ARF}.model.use_remove_padding", actor.use_remove_padding, "actor.use_remove_padding")
-    lo.set_if(f"{ARF}.model.enable_gradient_checkpointing", actor.gradient_checkpointing,
-              "actor.gradient_checkpointing")
+    lo.set_if(
+        f"{ARF}.model.enable_gradient_checkpointing",
+        actor.gradient_checkpointing,
+        "actor.gradient_checkpointing",
+    )
     if actor.trust_remote_code is not None:
         lo.set(f"{ARF}.model.trust_remote_code", actor.trust_remote_code, "actor.trust_remote_code")
     elif model.trust_remote_code:
@@ -70,16 +73,27 @@ def lower_batch(lo: Lowering) -> None:
     b = lo.recipe.batch
     lo.set(f"{ARF}.rollout.n", b.responses_per_prompt, "batch.responses_per_prompt")
     lo.set(f"{ARF}.actor.ppo_mini_batch_size", b.mini_batch_size, "batch.mini_batch_size")
-    lo.set_if(f"{ARF}.actor.ppo_micro_batch_size_per_gpu", b.micro_batch_size_per_gpu,
-              "batch.micro_batch_size_per_gpu")
+    lo.set_if(
+        f"{ARF}.actor.ppo_micro_batch_size_per_gpu",
+        b.micro_batch_size_per_gpu,
+        "batch.micro_batch_size_per_gpu",
+    )
     lo.set(f"{ARF}.actor.use_dynamic_bsz", b.dynamic_batch_size, "batch.dynamic_batch_size")
-    lo.set_if(f"{ARF}.actor.ppo_max_token_len_per_gpu", b.max_token_len_per_gpu, "batch.max_token_len_per_gpu")
+    lo.set_if(
+        f"{ARF}.actor.ppo_max_token_len_per_gpu", b.max_token_len_per_gpu, "batch.max_token_len_per_gpu"
+    )
     for role in ("ref", "rollout"):
-        lo.set_if(f"{ARF}.{role}.log_prob_micro_batch_size_per_gpu", b.log_prob_micro_batch_size_per_gpu,
-                  "batch.log_prob_micro_batch_size_per_gpu")
+        lo.set_if(
+            f"{ARF}.{role}.log_prob_micro_batch_size_per_gpu",
+            b.log_prob_micro_batch_size_per_gpu,
+            "batch.log_prob_micro_batch_size_per_gpu",
+        )
         lo.set(f"{ARF}.{role}.log_prob_use_dynamic_bsz", b.dynamic_batch_size, "batch.dynamic_batch_size")
-        lo.set_if(f"{ARF}.{role}.log_prob_max_token_len_per_gpu", b.log_prob_max_token_len_per_gpu,
-                  "batch.log_prob_max_token_len_per_gpu")
+        lo.set_if(
+            f"{ARF}.{role}.log_prob_max_token_len_per_gpu",
+            b.log_prob_max_token_len_per_gpu,
+            "batch.log_prob_max_token_len_per_gpu",
+        )
 
 
 def lower_actor_optim(lo: Lowering) -> None:
@@ -96,8 +110,18 @@ def lower_rollout(lo: Lowering) -> None:
     lo.set_if(f"{pre}.tensor_model_parallel_size", p.tp, "parallelism.rollout.tp")
     lo.set_if(f"{pre}.data_parallel_size", p.dp, "parallelism.rollout.dp")
     lo.set_if(f"{pre}.expert_parallel_size", p.ep, "parallelism.rollout.ep")
-    for name in ("gpu_memory_utilization", "max_model_len", "max_num_batched_tokens", "enable_chunked_prefill",
-                 "temperature", "top_p", "top_k", "dtype", "cudagraph_capture_sizes", "enforce_eager"):
+    for name in (
+        "gpu_memory_utilization",
+        "max_model_len",
+        "max_num_batched_tokens",
+        "enable_chunked_prefill",
+        "temperature",
+        "top_p",
+        "top_k",
+        "dtype",
+        "cudagraph_capture_sizes",
+        "enforce_eager",
+    ):
         lo.set_if(f"{pre}.{name}", getattr(r, name), f"rollout.{name}")
     for name in ("temperature", "top_p", "top_k", "do_sample", "n"):
         lo.set_if(f"{pre}.val_kwargs.{name}", getattr(r.val, name), f"rollout.val.{name}")

@@ -51,8 +51,16 @@ class Lowering:
             return found
         return fallback or self.resolved.origin(field_path)
 
-    def set(self, key: str, value: Any, field: str | None = None, *, origin: Origin | None = None,
-            optional: bool = False, alternatives: tuple[str, ...] = ()) -> None:
+    def set(
+        self,
+        key: str,
+        value: Any,
+        field: str | None = None,
+        *,
+        origin: Origin | None = None,
+        optional: bool = False,
+        alternatives: tuple[str, ...] = (),
+    ) -> None:
         """Emit `key=value`; `field` names the recipe field it comes from (for provenance).
 
         `alternatives` are the key's names in other verl releases: the check stage keeps the one the
@@ -79,7 +87,9 @@ class Lowering:
 
     def error(self, code: str, message: str, field_path: str, hint: str | None = None) -> None:
         f, line, col = self.resolved.source.locate(tuple(field_path.split(".")))
-        self.out.diagnostics.append(diag(code, message, file=f, line=line, col=col, key=field_path, hint=hint))
+        self.out.diagnostics.append(
+            diag(code, message, file=f, line=line, col=col, key=field_path, hint=hint)
+        )
 
 
 def invariant(mode: str, why: str) -> Origin:

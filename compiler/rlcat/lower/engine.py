@@ -14,5 +14,8 @@ def lower_engine(lo: Lowering) -> None:
     for key, value in flatten(f"{ARF}.rollout.engine_kwargs.{engine}", kwargs):
         lo.set(key, value, f"rollout.engine_kwargs.{engine}." + key.split(f"engine_kwargs.{engine}.", 1)[1])
     if engine == "vllm":
-        lo.env("VLLM_USE_V1", "1", origin=Origin(Layer.RECIPE, "engine vllm",
-                                                 reason="verl drives vLLM's V1 engine"))
+        lo.env(
+            "VLLM_USE_V1",
+            "1",
+            origin=Origin(Layer.RECIPE, "engine vllm", reason="verl drives vLLM's V1 engine"),
+        )

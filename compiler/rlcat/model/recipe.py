@@ -12,7 +12,6 @@ from pydantic import Field, model_validator
 
 from .base import EnvName, Fraction, Name, NonNegativeInt, PositiveInt, Strict, VerlKey
 
-
 # Literals rather than Enums: strict validation then accepts the YAML strings as they are.
 Algorithm = Literal["grpo", "dapo", "ppo"]
 Backend = Literal["fsdp", "fsdp2", "megatron"]
@@ -29,8 +28,12 @@ class Resources(Strict):
 
     nodes: PositiveInt = 1
     gpus_per_node: PositiveInt = 8
-    trainer_gpus: PositiveInt | None = Field(default=None, description="fully_async: GPUs of the trainer pool")
-    rollout_gpus: PositiveInt | None = Field(default=None, description="fully_async: GPUs of the rollout pool")
+    trainer_gpus: PositiveInt | None = Field(
+        default=None, description="fully_async: GPUs of the trainer pool"
+    )
+    rollout_gpus: PositiveInt | None = Field(
+        default=None, description="fully_async: GPUs of the rollout pool"
+    )
 
 
 class RoleParallelism(Strict):
@@ -265,7 +268,9 @@ class Recipe(Strict):
     @model_validator(mode="after")
     def _critic_matches_algorithm(self) -> Recipe:
         if self.algorithm == "ppo" and self.critic is None:
-            raise ValueError("algorithm ppo trains a critic: add a `critic:` section (at least critic.optim.lr)")
+            raise ValueError(
+                "algorithm ppo trains a critic: add a `critic:` section (at least critic.optim.lr)"
+            )
         if self.algorithm != "ppo" and self.critic is not None:
             raise ValueError(f"`critic:` is only used by ppo, not {self.algorithm}")
         return self

@@ -60,33 +60,56 @@ def check(plan: Plan, index: KeyIndex) -> Checked:
     for group, option in plan.group_choices.items():
         options = index.groups.get(group, [])
         if option not in options:
-            out.diagnostics.append(diag("RLC401", f"verl {index.verl_version} has no option '{option}' in "
-                                        f"config group '{group}'", key=group,
-                                        hint=suggestion_hint(option, options)))
+            out.diagnostics.append(
+                diag(
+                    "RLC401",
+                    f"verl {index.verl_version} has no option '{option}' in config group '{group}'",
+                    key=group,
+                    hint=suggestion_hint(option, options),
+                )
+            )
     for setting in plan.active_overrides():
         key = _key_in_release(setting, index)
         where = _where(setting)
         if key is None:
             if setting.optional:
                 out.dropped.append(setting)
-                out.diagnostics.append(diag(
-                    "RLC403", f"verl {index.verl_version} has no key '{setting.key}'; left out", key=setting.key,
-                    severity=diag("RLC403", "").severity, **where))
+                out.diagnostics.append(
+                    diag(
+                        "RLC403",
+                        f"verl {index.verl_version} has no key '{setting.key}'; left out",
+                        key=setting.key,
+                        severity=diag("RLC403", "").severity,
+                        **where,
+                    )
+                )
                 continue
             open_parent = index.open_dict_of(setting.key)
             if open_parent is None:
-                out.diagnostics.append(diag(
-                    "RLC401", f"verl {index.verl_version} ({index.config_name}) has no key '{setting.key}'",
-                    key=setting.key, hint=suggestion_hint(setting.key, index.keys), **where))
+                out.diagnostics.append(
+                    diag(
+                        "RLC401",
+                        f"verl {index.verl_version} ({index.config_name}) has no key '{setting.key}'",
+                        key=setting.key,
+                        hint=suggestion_hint(setting.key, index.keys),
+                        **where,
+                    )
+                )
                 continue
             prefix, key = "++", setting.key
         else:
             prefix = ""
             expected = index.type_of(key)
             if not type_matches(expected, setting.value, key):
-                out.diagnostics.append(diag(
-                    "RLC402", f"'{key}' is {expected} in verl {index.verl_version} "
-                    f"(default {index.default(key)!r}); got {setting.value!r}", key=key, **where))
+                out.diagnostics.append(
+                    diag(
+                        "RLC402",
+                        f"'{key}' is {expected} in verl {index.verl_version} "
+                        f"(default {index.default(key)!r}); got {setting.value!r}",
+                        key=key,
+                        **where,
+                    )
+                )
                 continue
         try:
             text = f"{prefix}{key}={render(setting.value)}"

@@ -72,8 +72,15 @@ def manifest(version: str) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         have = ", ".join(available_versions()) or "none"
-        raise RlcatError([diag("RLC404", f"no key index for verl {version} (have: {have})",
-                               hint="regenerate with `rlcat dev verl-index`")]) from None
+        raise RlcatError(
+            [
+                diag(
+                    "RLC404",
+                    f"no key index for verl {version} (have: {have})",
+                    hint="regenerate with `rlcat dev verl-index`",
+                )
+            ]
+        ) from None
     return data
 
 
@@ -90,8 +97,21 @@ def load_index(version: str, config_name: str, group_overrides: tuple[str, ...] 
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         choice = f" with {', '.join(group_overrides)}" if group_overrides else ""
-        raise RlcatError([diag("RLC404", f"verl {version} has no key index for {config_name}{choice}",
-                               hint="regenerate with `rlcat dev verl-index`")]) from None
+        raise RlcatError(
+            [
+                diag(
+                    "RLC404",
+                    f"verl {version} has no key index for {config_name}{choice}",
+                    hint="regenerate with `rlcat dev verl-index`",
+                )
+            ]
+        ) from None
     keys = {k: (v[0], v[1]) for k, v in data["keys"].items()}
-    return KeyIndex(version, config_name, tuple(group_overrides), keys, frozenset(data.get("open", [])),
-                    data.get("groups", {}))
+    return KeyIndex(
+        version,
+        config_name,
+        tuple(group_overrides),
+        keys,
+        frozenset(data.get("open", [])),
+        data.get("groups", {}),
+    )

@@ -1,0 +1,73 @@
+"""Generated files are fresh, the README's commands are the ones CI runs, and the code is lint-clean."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from rlcat import schemas
+
+from conftest import REPO
+
+
+def test_json_schemas_are_fresh() -> None:
+    stale = schemas.write(REPO / "schemas", check=True)
+    assert stale == [], "schemas/ is stale: run `rlcat dev schemas`"
+
+
+@pytest.mark.parametrize(
+    ("folder", "schema"),
+    [
+        ("recipes", "recipe.schema.json"),
+        ("catalog/models", "model.schema.json"),
+        ("catalog/datasets", "dataset.schema.json"),
+        ("catalog/platforms", "platform.schema.json"),
+    ],
+)
+def test_shipped_yaml_validates_with_standard_jsonschema(folder: str, schema: str) -> None:
+    validator = jsonschema.Draft202012Validator(json.loads((REPO / "schemas" / schema).read_text()))
+    files = sorted((REPO / folder).rglob("*.yaml"))
+    assert files
+    for path in files:
+        data = yaml.safe_load(path.read_text())
+        if folder == "recipes" and "extends" in data:
+            continue  # a child recipe holds only its difference; rlcat validates the merged result
+        errors = [e.message for e in validator.iter_errors(data)]
+        assert errors == [], f"{path}: {errors}"
+
+
+def _quick_start() -> list[str]:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.+?)\n```", section)
+
+
+def test_readme_quick_start_is_two_commands_and_ci_runs_the_second() -> None:
+    commands = _quick_start()
+    assert len(commands) == 2
+    assert "rlcat compile geo3k_megatron_4_4 --platform rocm" in commands[0]
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    assert commands[1] in ci, ".ci/run must run the README's test command verbatim"
+
+
+def test_ruff_is_clean() -> None:
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    run = subprocess.run(
+        [ruff, "check", "compiler", "tests", "bench"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_mypy_is_clean() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
