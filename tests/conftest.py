@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,8 @@ from rlcat.catalog import Catalog
 from rlcat.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+# Console-script runs in tests must not read or fill the user's compile cache.
+os.environ["RLCAT_CACHE_DIR"] = tempfile.mkdtemp(prefix="rlcat-test-cache-")
 SEED_RECIPES = sorted(p.stem for p in (REPO / "recipes").rglob("*.yaml"))
 ENGINES = ("vllm", "sglang")
 PLATFORMS = ("cuda", "rocm")

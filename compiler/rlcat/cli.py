@@ -44,11 +44,16 @@ def _print_diagnostics(diagnostics: list[Diagnostic]) -> None:
         sys.stderr.write(d.render() + "\n")
 
 
+# files this process wrote (path → text), so that a cached compile can write them again
+written_files: dict[str, str] = {}
+
+
 def _write_output(text: str, output: Path | None) -> None:
     """Print, or write the file atomically so that a failure never leaves a partial file."""
     if output is None:
         sys.stdout.write(text)
         return
+    written_files[str(output.resolve())] = text
     output.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
     try:

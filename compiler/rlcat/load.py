@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from .deps import record
 from .diagnostics import Diagnostic, RlcatError, diag
 
 try:  # the C parser is ~10x faster; the pure-Python one is the fallback
@@ -72,6 +73,7 @@ class Document:
 def read_text(path: Path) -> str:
     """Read a file as UTF-8, turning every failure into a diagnostic."""
     name = str(path)
+    record(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
