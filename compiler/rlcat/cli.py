@@ -23,8 +23,27 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    epilog="""Examples:
+
+  rlcat list
+
+  rlcat compile geo3k_megatron_4_4 --platform rocm
+
+  rlcat show dapo_math_fsdp2_4_4
+""",
 )
-dev_app = typer.Typer(help="Maintainer commands: regenerate generated files.", no_args_is_help=True)
+dev_app = typer.Typer(
+    help="Maintainer commands: fetch verl's config trees and regenerate generated files.",
+    no_args_is_help=True,
+    epilog="""Examples:
+
+  rlcat dev fetch-verl
+
+  rlcat dev verl-index --check
+
+  rlcat dev schemas --check
+""",
+)
 app.add_typer(dev_app, name="dev")
 
 CatalogOpt = Annotated[
@@ -164,7 +183,10 @@ def show_cmd(
     sys.stdout.write(show_recipe(recipe, _catalog(catalog), platform))
 
 
-@dev_app.command("verl-index")
+@dev_app.command("verl-index", epilog="""Examples:
+
+  rlcat dev verl-index --check
+""")
 def dev_verl_index(
     check: Annotated[
         bool, typer.Option("--check", help="Fail if the stored indexes are stale; write nothing.")
@@ -178,7 +200,10 @@ def dev_verl_index(
         raise typer.Exit(code)
 
 
-@dev_app.command("schemas")
+@dev_app.command("schemas", epilog="""Examples:
+
+  rlcat dev schemas --check
+""")
 def dev_schemas(
     check: Annotated[bool, typer.Option("--check", help="Fail if schemas/ is stale; write nothing.")] = False,
 ) -> None:
@@ -197,7 +222,10 @@ def dev_schemas(
         raise typer.Exit(int(ExitCode.FINDINGS))
 
 
-@dev_app.command("fetch-verl")
+@dev_app.command("fetch-verl", epilog="""Examples:
+
+  rlcat dev fetch-verl
+""")
 def dev_fetch_verl() -> None:
     """Install verl's releases (YAML config trees only, --no-deps) into .verl/ for tests and generators."""
     from .verl import trees
@@ -249,3 +277,7 @@ def _unexpected(exc: Exception) -> int:
 
 def run() -> None:
     sys.exit(main())
+
+
+if __name__ == "__main__":  # `python -m rlcat.cli` (the console script is rlcat.entry:run)
+    run()

@@ -44,9 +44,11 @@ def to_yaml(c: Compiled) -> str:
         f"# {c.plan.recipe} on {c.plan.platform}: verl {c.plan.verl_version}, {c.plan.entrypoint} "
         f"--config-name={c.plan.config_name}\n"
     )
-    return header + yaml.safe_dump(
-        tree, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # the C emitter: ~4x faster, same text
+    body = yaml.dump(
+        tree, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000
     )
+    return header + body
 
 
 def to_shell(c: Compiled) -> str:

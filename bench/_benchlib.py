@@ -1,0 +1,73 @@
+"""Small helpers shared by the benchmark scripts in bench/ (not a test suite, not part of rlcat).
+
+Every benchmark measures its commands interleaved (A B C A B C ...) so that machine noise (other
+processes, frequency scaling, page-cache effects) hits all of them alike, then reports medians and
+ratios against a reference measured in the same run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def median_ms(samples: Sequence[float]) -> float:
+    """Median of samples given in seconds, in milliseconds."""
+    return statistics.median(samples) * 1000.0
+
+
+def spread_ms(samples: Sequence[float]) -> tuple[float, float]:
+    """(min, max) of samples given in seconds, in milliseconds."""
+    return min(samples) * 1000.0, max(samples) * 1000.0
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain fixed-width text table (first column left-aligned, the others right-aligned)."""
+    cells = [[str(h) for h in headers]] + [[_fmt(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+
+    def line(r: list[str]) -> str:
+        pairs = enumerate(zip(r, widths, strict=True))
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in pairs)
+
+    out = [line(cells[0]), "  ".join("-" * w for w in widths)]
+    out += [line(r) for r in cells[1:]]
+    return "\n".join(out)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}" if abs(value) < 100 else f"{value:.1f}"
+    return str(value)
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "python": sys.version.split()[0],
+        "executable": sys.executable,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "loadavg_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+
+
+def write_json(path: str | None, data: dict[str, Any]) -> None:
+    if not path:
+        return
+    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {path}")
