@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 os.environ["RLCAT_CACHE_DIR"] = tempfile.mkdtemp(prefix="rlcat-test-cache-")
 SEED_RECIPES = sorted(p.stem for p in (REPO / "recipes").rglob("*.yaml"))
 ENGINES = ("vllm", "sglang")
-PLATFORMS = ("cuda", "rocm")
+PLATFORMS = tuple(sorted(p.stem for p in (REPO / "catalog" / "platforms").rglob("*.yaml")))
 # Golden files are rewritten, not compared, when this is set:
 #   RLCAT_UPDATE_GOLDEN=1 pytest tests/test_golden.py
 UPDATE_GOLDEN = bool(os.environ.get("RLCAT_UPDATE_GOLDEN"))

@@ -19,6 +19,7 @@ batch:
   responses_per_prompt: 5
   max_prompt_length: 1024
   max_response_length: 2048
+  dynamic_batch_size: true
 """
 
 

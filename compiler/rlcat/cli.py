@@ -183,10 +183,13 @@ def show_cmd(
     sys.stdout.write(show_recipe(recipe, _catalog(catalog), platform))
 
 
-@dev_app.command("verl-index", epilog="""Examples:
+@dev_app.command(
+    "verl-index",
+    epilog="""Examples:
 
   rlcat dev verl-index --check
-""")
+""",
+)
 def dev_verl_index(
     check: Annotated[
         bool, typer.Option("--check", help="Fail if the stored indexes are stale; write nothing.")
@@ -200,10 +203,13 @@ def dev_verl_index(
         raise typer.Exit(code)
 
 
-@dev_app.command("schemas", epilog="""Examples:
+@dev_app.command(
+    "schemas",
+    epilog="""Examples:
 
   rlcat dev schemas --check
-""")
+""",
+)
 def dev_schemas(
     check: Annotated[bool, typer.Option("--check", help="Fail if schemas/ is stale; write nothing.")] = False,
 ) -> None:
@@ -222,10 +228,13 @@ def dev_schemas(
         raise typer.Exit(int(ExitCode.FINDINGS))
 
 
-@dev_app.command("fetch-verl", epilog="""Examples:
+@dev_app.command(
+    "fetch-verl",
+    epilog="""Examples:
 
   rlcat dev fetch-verl
-""")
+""",
+)
 def dev_fetch_verl() -> None:
     """Install verl's releases (YAML config trees only, --no-deps) into .verl/ for tests and generators."""
     from .verl import trees

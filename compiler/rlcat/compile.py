@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from .catalog import Catalog
-from .diagnostics import Diagnostic, ExitCode, RlcatError, diag, has_errors
+from .diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from .lower import Lowered, Target, lower
 from .model import PlatformProfile, Recipe
 from .model.recipe import BACKENDS, ENGINES, MODES
@@ -52,6 +52,7 @@ class Compiled:
     env: list[Setting]
     diagnostics: list[Diagnostic]
     dropped: list[Setting]
+    guards_fired: list[str] = field(default_factory=list)
 
     @property
     def override_texts(self) -> list[str]:
@@ -103,11 +104,40 @@ def compile_request(req: Request, catalog: Catalog | None = None) -> Compiled:
 
     group = tuple(f"{g}={o}" for g, o in plan.group_choices.items())
     index = verl_index.load_index(profile.verl_index, plan.config_name, group)
-    checked = check(plan, index)
-    diagnostics = _unique(problems + checked.diagnostics)
+    from .guards import Context, run_guards
+
+    guarded = run_guards(
+        Context(recipe, resolved.model, profile, plan, index),
+        recipe.allow,
+        resolved.source.files[-1] if resolved.source.files else None,
+    )
+    checked = check(plan, index, skip=guarded.keys)
+    diagnostics = _unique(problems + guarded.diagnostics + checked.diagnostics)
     if has_errors(diagnostics):
-        raise RlcatError(diagnostics, ExitCode.INPUT)
-    return Compiled(plan, recipe, profile, checked.overrides, plan.active_env(), diagnostics, checked.dropped)
+        # guard findings are findings about a readable recipe (exit 1); the rest is bad input (exit 2)
+        only_guards = all(
+            d.code in guarded_codes(guarded) for d in diagnostics if d.severity >= Severity.ERROR
+        )
+        raise RlcatError(diagnostics, ExitCode.FINDINGS if only_guards else ExitCode.INPUT)
+    removed_by_guards = [
+        h.entries[-2]
+        for h in plan.overrides.values()
+        if h.removed and h.final.origin.layer == Layer.GUARD and len(h.entries) > 1
+    ]
+    return Compiled(
+        plan,
+        recipe,
+        profile,
+        checked.overrides,
+        plan.active_env(),
+        diagnostics,
+        removed_by_guards + checked.dropped,
+        guarded.fired,
+    )
+
+
+def guarded_codes(report: Any) -> set[str]:
+    return set(report.fired) | {d.code for d in report.diagnostics}
 
 
 def _choose_axes(source: Source, req: Request) -> Source:

@@ -118,7 +118,8 @@ class Diagnostic:
 
 def diag(code: str, message: str, **kwargs: object) -> Diagnostic:
     """Build a Diagnostic with the code's default severity unless one is given."""
-    kwargs.setdefault("severity", CODES[code][1])
+    if "severity" not in kwargs:
+        kwargs["severity"] = CODES[code][1]
     return Diagnostic(code, message, **kwargs)  # type: ignore[arg-type]
 
 

@@ -99,15 +99,26 @@ class Plan:
     env: dict[str, History] = field(default_factory=dict)
 
     def put(self, setting: Setting, *, env: bool = False) -> None:
+        """Record a value. Entries stay in layer order, so a later layer wins whenever it is applied
+        (a guard's fix never beats the command line)."""
         table = self.env if env else self.overrides
         history = table.setdefault(setting.key, History())
-        if history.entries:
-            last = history.final
+        entries = history.entries
+        if entries:
+            last = entries[-1]
             same = last.value == setting.value and type(last.value) is type(setting.value)
             # the same value again from the same or an earlier layer adds nothing to the story
             if same and setting.origin.layer <= last.origin.layer:
                 return
-        history.entries.append(setting)
+        at = len(entries)
+        # a removal is not a value: whatever is set after it applies, from any layer
+        while (
+            at
+            and entries[at - 1].origin.layer > setting.origin.layer
+            and entries[at - 1].value is not REMOVED
+        ):
+            at -= 1
+        entries.insert(at, setting)
 
     def active_overrides(self) -> list[Setting]:
         return [h.final for h in self.overrides.values() if not h.removed]

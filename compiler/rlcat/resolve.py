@@ -6,6 +6,7 @@ the parent file and a value from a platform block points at that block.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -226,15 +227,37 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
             value = yaml.safe_load(raw) if raw.strip() else ""
         except yaml.YAMLError:
             value = raw
-        patch: dict[str, Any] = {}
-        node = patch
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
-        node[parts[-1]] = value
-        origin = Origin(Layer.COMMAND_LINE, f"--set {text}")
-        patch_origins: dict[Path_, Origin] = {parts[:i]: origin for i in range(1, len(parts) + 1)}
-        source = layer_patch(source, patch, patch_origins, "--set")
+        if parts[0] not in LAYER_FIELDS:
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC101",
+                        f"--set cannot set '{parts[0]}'",
+                        key=parts[0],
+                        hint=suggestion_hint(parts[0], LAYER_FIELDS)
+                        or "allowed here: " + ", ".join(LAYER_FIELDS),
+                    )
+                ]
+            )
+        source = replace_at(source, parts, value, Origin(Layer.COMMAND_LINE, f"--set {text}"))
     return source
+
+
+def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin) -> Source:
+    """Set one field to `value` (a mapping replaces the field whole: --set means set, not merge)."""
+    data = copy.deepcopy(source.data)
+    node = data
+    for part in path[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = node[part] = {}
+        node = child
+    node[path[-1]] = value
+    n = len(path)
+    origins = {p: o for p, o in source.origins.items() if not (p[:n] == path and len(p) > n)}
+    for i in range(1, n + 1):
+        origins[path[:i]] = origins.get(path[:i], origin) if i < n else origin
+    return Source(data, origins, list(source.files))
 
 
 def validate_recipe(source: Source) -> Recipe:

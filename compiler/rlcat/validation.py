@@ -44,6 +44,9 @@ def _diagnostics(
         loc = tuple(err["loc"])
         # unions report one error per member; the tags (e.g. 'int', 'str') are not part of the path
         loc = tuple(p for p in loc if not (isinstance(p, str) and _is_union_tag(p)))
+        bad_key = bool(loc) and loc[-1] == "[key]"  # pydantic marks errors in a mapping's keys so
+        if bad_key:
+            loc = loc[:-1]
         key = _dotted(loc)
         kind = err["type"]
         file, line, col = locate(loc)
@@ -80,7 +83,9 @@ def _diagnostics(
             )
         else:
             message = err["msg"]
-            if kind == "literal_error":
+            if bad_key:
+                message = f"invalid name '{loc[-1]}': {message[0].lower()}{message[1:]}"
+            elif kind == "literal_error":
                 message = f"{_describe(given)} is not allowed: {message[0].lower()}{message[1:]}"
             elif kind == "value_error":
                 message = message.removeprefix("Value error, ")

@@ -19,6 +19,9 @@ class ModelEntry(Strict):
     size: str = Field(description="Parameter count as people say it, e.g. 7B or 35B-A3B")
     moe: bool = False
     max_position_embeddings: PositiveInt
+    extended_max_position_embeddings: PositiveInt | None = Field(
+        default=None, description="A longer context the model is known to handle (used by guard RLC601)"
+    )
     trust_remote_code: bool = False
     notes: str = ""
 

@@ -6,9 +6,9 @@ rlcat's choice, and that default lives here and nowhere else.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
 from .base import EnvName, Fraction, Name, NonNegativeInt, PositiveInt, Strict, VerlKey
 
@@ -261,6 +261,9 @@ class Recipe(Strict):
         default={}, description="Per-platform adjustments: a partial recipe merged over this one"
     )
     env: dict[EnvName, str] = {}
+    allow: dict[Annotated[str, StringConstraints(pattern=r"^RLC[5-8]\d\d$")], str] = Field(
+        default={}, description="Guards this recipe silences, each with the reason"
+    )
     overrides: dict[VerlKey, Any] = Field(
         default={}, description="verl keys the schema does not model; still checked against the key index"
     )

@@ -54,7 +54,7 @@ def type_matches(expected: str, value: Any, key: str = "") -> bool:
     return True
 
 
-def check(plan: Plan, index: KeyIndex) -> Checked:
+def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozenset()) -> Checked:
     """Choose each key's prefix from the index, check its type, and render it; collect findings."""
     out = Checked()
     for group, option in plan.group_choices.items():
@@ -85,6 +85,8 @@ def check(plan: Plan, index: KeyIndex) -> Checked:
                 )
                 continue
             open_parent = index.open_dict_of(setting.key)
+            if open_parent is None and setting.key in skip:
+                continue  # a guard already reported this key, with more to say about it
             if open_parent is None:
                 out.diagnostics.append(
                     diag(

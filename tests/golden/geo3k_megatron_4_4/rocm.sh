@@ -6,6 +6,14 @@ set -euo pipefail
 export CUDA_DEVICE_MAX_CONNECTIONS=1
 export VLLM_USE_V1=1
 export PYTORCH_ALLOC_CONF=expandable_segments:True
+export RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=0
+export RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES=1
+export RAY_EXPERIMENTAL_NOSET_ROCR_VISIBLE_DEVICES=1
+export RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1
+export NCCL_MIN_NCHANNELS=112
+export HSA_NO_SCRATCH_RECLAIM=1
+export HIP_FORCE_DEV_KERNARG=1
+export VLLM_ROCM_USE_AITER=1
 
 python3 -m verl.experimental.fully_async_policy.fully_async_main --config-name=fully_async_ppo_megatron_trainer \
     'data.train_files="${oc.env:HOME}/data/geo3k/train.parquet"' \
@@ -78,5 +86,6 @@ python3 -m verl.experimental.fully_async_policy.fully_async_main --config-name=f
     trainer.save_freq=-1 \
     trainer.val_before_train=False \
     trainer.resume_mode=auto \
+    ++actor_rollout_ref.rollout.engine_kwargs.vllm.disable_custom_all_reduce=True \
     actor_rollout_ref.actor.megatron.vanilla_mbridge=True \
     "$@"

@@ -5,6 +5,14 @@ set -euo pipefail
 
 export VLLM_USE_V1=1
 export PYTORCH_ALLOC_CONF=expandable_segments:True
+export RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=0
+export RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES=1
+export RAY_EXPERIMENTAL_NOSET_ROCR_VISIBLE_DEVICES=1
+export RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1
+export NCCL_MIN_NCHANNELS=112
+export HSA_NO_SCRATCH_RECLAIM=1
+export HIP_FORCE_DEV_KERNARG=1
+export VLLM_ROCM_USE_AITER=1
 
 python3 -m verl.trainer.main_ppo --config-name=ppo_trainer \
     'data.train_files="${oc.env:HOME}/data/gsm8k/train.parquet"' \
@@ -53,4 +61,7 @@ python3 -m verl.trainer.main_ppo --config-name=ppo_trainer \
     trainer.test_freq=5 \
     trainer.save_freq=20 \
     trainer.balance_batch=True \
+    ++actor_rollout_ref.rollout.engine_kwargs.vllm.disable_custom_all_reduce=True \
+    'actor_rollout_ref.rollout.cudagraph_capture_sizes=[1,2,4,8,16,32,64]' \
+    actor_rollout_ref.rollout.enforce_eager=False \
     "$@"

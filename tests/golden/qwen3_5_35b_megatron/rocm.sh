@@ -7,6 +7,14 @@ export CUDA_DEVICE_MAX_CONNECTIONS=1
 export VLLM_USE_V1=1
 export VLLM_ALLREDUCE_USE_SYMM_MEM=0
 export PYTORCH_ALLOC_CONF=expandable_segments:True
+export RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=0
+export RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES=1
+export RAY_EXPERIMENTAL_NOSET_ROCR_VISIBLE_DEVICES=1
+export RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1
+export NCCL_MIN_NCHANNELS=112
+export HSA_NO_SCRATCH_RECLAIM=1
+export HIP_FORCE_DEV_KERNARG=1
+export VLLM_ROCM_USE_AITER=1
 
 python3 -m verl.trainer.main_ppo --config-name=ppo_trainer \
     model_engine=megatron \
@@ -83,4 +91,5 @@ python3 -m verl.trainer.main_ppo --config-name=ppo_trainer \
     trainer.test_freq=5 \
     trainer.save_freq=20 \
     trainer.val_before_train=False \
+    ++actor_rollout_ref.rollout.engine_kwargs.vllm.disable_custom_all_reduce=True \
     "$@"

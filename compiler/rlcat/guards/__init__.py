@@ -1,0 +1,83 @@
+"""Known-issue guards: run every registered guard that applies, apply fixes, report findings.
+
+Families: RLC5xx platform known issues, RLC6xx model known issues, RLC7xx configuration
+invariants, RLC8xx differences between verl releases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..diagnostics import Diagnostic, Severity, diag
+from ..plan import REMOVED, Layer, Origin, Setting
+from . import config as _config  # noqa: F401 - importing registers the guards
+from . import drift as _drift  # noqa: F401
+from . import model as _model  # noqa: F401
+from . import platform as _platform  # noqa: F401
+from .base import REGISTRY, Affects, Context, Finding, Guard
+from .config import batch_arithmetic, fully_async, gpu_layout, group_sampling  # noqa: F401
+from .drift import release_keys  # noqa: F401
+from .model import position_embeddings  # noqa: F401
+from .platform import custom_all_reduce, sglang_attention_triton, vllm_version  # noqa: F401
+
+__all__ = ["REGISTRY", "Affects", "Context", "Finding", "Guard", "GuardReport", "run_guards"]
+
+
+@dataclass
+class GuardReport:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    fired: list[str] = field(default_factory=list)  # guard ids that found something
+    keys: set[str] = field(default_factory=set)  # keys a guard reported (the key check skips them)
+
+
+def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> GuardReport:
+    """Run the guards that apply to this recipe and platform; apply fixes to ctx.plan in place.
+
+    A finding with a fix is applied with the guard as its origin and reported at info level; one
+    without a fix is reported at the guard's severity. Guards the recipe allows are skipped, and
+    allowing an error-level guard is itself reported as a warning.
+    """
+    report = GuardReport()
+    for guard_id in sorted(REGISTRY):
+        cls = REGISTRY[guard_id]
+        if not cls.affects.matches(ctx.recipe, ctx.profile):
+            continue
+        if guard_id in allow:
+            if cls.severity >= Severity.ERROR:
+                report.diagnostics.append(
+                    diag(
+                        guard_id,
+                        f"error-level guard {cls.name} is silenced by the recipe: {allow[guard_id]}",
+                        severity=Severity.WARNING,
+                        file=recipe_file,
+                        key=f"allow.{guard_id}",
+                    )
+                )
+            continue
+        for finding in cls().check(ctx):
+            report.fired.append(guard_id)
+            if finding.key:
+                report.keys.add(finding.key)
+            origin = Origin(Layer.GUARD, f"guard {guard_id} {cls.name}", reason=cls.title)
+            # point at whoever set the key, before a fix replaces or removes it
+            where = ctx.setter(finding.key) if finding.key else None
+            o = where.origin if where is not None and where.origin.file else None
+            for key, value in finding.fix.items():
+                ctx.plan.put(Setting(key, value, origin))
+            for name, value in finding.fix_env.items():
+                ctx.plan.put(Setting(name, value, origin), env=True)
+            fixed = bool(finding.fix or finding.fix_env)
+            removes = any(v is REMOVED for v in finding.fix.values())
+            report.diagnostics.append(
+                diag(
+                    guard_id,
+                    finding.message + (" (fixed)" if fixed and not removes else ""),
+                    severity=Severity.INFO if fixed else cls.severity,
+                    file=o.file if o else recipe_file,
+                    line=o.line if o else None,
+                    col=o.col if o else None,
+                    key=finding.key,
+                    hint=finding.hint,
+                )
+            )
+    return report

@@ -1,0 +1,1 @@
+"""Guards for configuration invariants verl checks late or not at all (RLC7xx)."""

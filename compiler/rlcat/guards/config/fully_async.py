@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...diagnostics import Severity
+from ..base import Context, Finding, Guard, register
+
+ARF = "actor_rollout_ref"
+FULLY_ASYNC = {
+    f"{ARF}.hybrid_engine": (False, "trainer and rollout run on separate GPU pools"),
+    f"{ARF}.rollout.calculate_log_probs": (True, "the rollouter must return the log probs it sampled with"),
+    f"{ARF}.actor.use_rollout_log_probs": (
+        True,
+        "the trainer corrects for staleness with the rollout's log probs",
+    ),
+    "data.train_batch_size": (0, "the rollouter streams samples; require_batches counts them"),
+    "data.gen_batch_size": (1, "the rollouter generates one prompt at a time"),
+    f"{ARF}.rollout.mode": ("async", "the rollouter serves an async engine"),
+}
+
+
+@register
+class FullyAsyncInvariants(Guard):
+    """The settings the fully-async trainer relies on must hold, and colocate must keep the hybrid engine.
+
+    **Why**: verl's fully-async policy splits the GPUs into a trainer pool and a rollout pool and
+    streams samples between them. It needs the hybrid engine off, log probs computed by the rollout
+    and used by the actor, a train batch of 0 with a generation batch of 1, and the async rollout
+    mode. The mode brings these settings; an `--override` or `overrides:` entry that undoes one is
+    accepted by Hydra and fails (or silently trains wrong) on the cluster. Colocated training in
+    turn needs the hybrid engine on.
+
+    **Bad**:
+
+    ```yaml
+    mode: fully_async
+    overrides: {actor_rollout_ref.hybrid_engine: true}
+    ```
+
+    **Good**:
+
+    ```yaml
+    mode: fully_async     # the mode sets hybrid_engine: false and the rest
+    ```
+    """
+
+    id = "RLC701"
+    name = "fully_async_invariants"
+    title = "fully-async invariants (and colocate's hybrid engine)"
+    severity = Severity.ERROR
+    source = (
+        "verl/experimental/fully_async_policy/config/fully_async_ppo_trainer.yaml",
+        "verl/experimental/fully_async_policy/fully_async_rollouter.py (_validate_config)",
+    )
+    since = "0.1.0"
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        if ctx.recipe.mode == "colocate":
+            if ctx.value(f"{ARF}.hybrid_engine") is False:
+                yield Finding(
+                    "colocate mode needs actor_rollout_ref.hybrid_engine=True",
+                    key=f"{ARF}.hybrid_engine",
+                    hint="only the fully_async mode turns it off",
+                )
+            return
+        for key, (want, why) in FULLY_ASYNC.items():
+            got = ctx.value(key)
+            if got != want or type(got) is not type(want):
+                yield Finding(
+                    f"fully_async needs {key}={want!r} ({why}); got {got!r}",
+                    key=key,
+                    hint="remove the override: the mode sets it",
+                )

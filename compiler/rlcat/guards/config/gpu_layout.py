@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...diagnostics import Severity
+from ..base import Context, Finding, Guard, register
+
+ARF = "actor_rollout_ref"
+
+
+@register
+class ParallelismFitsGpus(Guard):
+    """Model parallelism must divide the GPUs of the pool that runs it.
+
+    **Why**: Megatron builds its data-parallel groups from the GPUs left after tensor, pipeline and
+    context parallelism, and MoE layers fold expert × expert-tensor parallelism over the GPUs of a
+    pipeline stage;
+    the rollout engine needs whole tensor-parallel groups. A layout that does not divide fails when
+    the workers start, after the images are pulled and the model is downloaded.
+
+    **Bad**:
+
+    ```yaml
+    mode: fully_async
+    resources: {trainer_gpus: 4, rollout_gpus: 4}
+    parallelism:
+      actor: {tp: 8}
+    ```
+
+    **Good**:
+
+    ```yaml
+    mode: fully_async
+    resources: {trainer_gpus: 4, rollout_gpus: 4}
+    parallelism:
+      actor: {tp: 2, pp: 2}
+    ```
+    """
+
+    id = "RLC704"
+    name = "parallelism_fits_gpus"
+    title = "TP/PP/CP/EP that do not divide the GPUs"
+    severity = Severity.ERROR
+    source = (
+        "verl/utils/config.py (n_gpus divisible by model_parallel_size × context_parallel_size)",
+        "verl/workers/rollout/replica.py (world_size divisible by GPUs per replica)",
+    )
+    since = "0.1.0"
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        v = ctx.value
+        r = ctx.recipe
+        if r.mode == "fully_async":
+            trainer = (v("trainer.nnodes") or 1) * (v("trainer.n_gpus_per_node") or 0)
+            rollout = (v("rollout.nnodes") or 1) * (v("rollout.n_gpus_per_node") or 0)
+        else:
+            trainer = rollout = ctx.total_gpus
+        if r.backend == "megatron":
+            for role in ("actor", "ref"):
+                pre = f"{ARF}.{role}.megatron"
+                tp = v(f"{pre}.tensor_model_parallel_size") or 1
+                pp = v(f"{pre}.pipeline_model_parallel_size") or 1
+                cp = v(f"{pre}.context_parallel_size") or 1
+                ep = v(f"{pre}.expert_model_parallel_size") or 1
+                etp = v(f"{pre}.expert_tensor_parallel_size") or 1
+                mp = tp * pp * cp
+                if trainer and trainer % mp:
+                    yield Finding(
+                        f"{role}: TP {tp} × PP {pp} × CP {cp} = {mp} does not divide the {trainer} "
+                        "trainer GPUs",
+                        key=f"{pre}.tensor_model_parallel_size",
+                    )
+                elif trainer and ep > 1 and (trainer // pp) % (ep * etp):
+                    # MoE layers fold their own grid over the GPUs of a pipeline stage: EP × ETP must
+                    # divide them (Megatron-Core's expert-parallel folding)
+                    yield Finding(
+                        f"{role}: EP {ep} × ETP {etp} does not divide the {trainer // pp} GPUs of a "
+                        "pipeline stage",
+                        key=f"{pre}.expert_model_parallel_size",
+                    )
+        rtp = v(f"{ARF}.rollout.tensor_model_parallel_size") or 1
+        if rollout and rollout % rtp:
+            yield Finding(
+                f"rollout TP {rtp} does not divide the {rollout} rollout GPUs",
+                key=f"{ARF}.rollout.tensor_model_parallel_size",
+            )
+        per_node = v("rollout.n_gpus_per_node") if r.mode == "fully_async" else r.resources.gpus_per_node
+        if isinstance(per_node, int) and rtp > per_node:
+            yield Finding(
+                f"rollout TP {rtp} spans more than one node ({per_node} GPUs per node)",
+                key=f"{ARF}.rollout.tensor_model_parallel_size",
+            )

@@ -1,0 +1,1 @@
+"""Guards for keys that differ between verl releases (RLC8xx)."""

@@ -1,0 +1,1 @@
+"""Guards for model known issues (RLC6xx)."""

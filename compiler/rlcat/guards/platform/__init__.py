@@ -1,0 +1,1 @@
+"""Guards for platform known issues (RLC5xx)."""
