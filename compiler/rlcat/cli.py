@@ -118,6 +118,9 @@ def compile_cmd(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
     ] = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Annotate every override and env var with its origin.")
+    ] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Compile a recipe into the entrypoint, config, overrides and env that launch it on verl."""
@@ -132,7 +135,30 @@ def compile_cmd(
     )
     notes = [d for d in compiled.diagnostics if d.severity < Severity.ERROR]
     _print_diagnostics(notes)
-    _write_output(FORMATS[fmt](compiled), output)
+    if explain:
+        from .explain import annotated_overrides, origins_json
+
+        if fmt == "overrides":
+            text = annotated_overrides(compiled)
+        elif fmt == "json":
+            import json
+
+            data = json.loads(FORMATS["json"](compiled))
+            data["origins"] = json.loads(origins_json(compiled))
+            text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        else:
+            raise RlcatError(
+                [
+                    Diagnostic(
+                        "RLC105",
+                        "--explain works with --format overrides or json; a shell "
+                        "script or YAML file has no room for annotations",
+                    )
+                ]
+            )
+    else:
+        text = FORMATS[fmt](compiled)
+    _write_output(text, output)
 
 
 @app.command(
@@ -181,6 +207,143 @@ def show_cmd(
     from .listing import show_recipe
 
     sys.stdout.write(show_recipe(recipe, _catalog(catalog), platform))
+
+
+@app.command(
+    "explain",
+    epilog="""Examples:
+
+  rlcat explain geo3k_megatron_4_4 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu --platform rocm
+
+  rlcat explain dapo_math_fsdp2_4_4 SGLANG_ATTENTION_BACKEND --platform rocm --engine sglang
+""",
+)
+def explain_cmd(
+    recipe: Annotated[str, typer.Argument(help="Recipe name or path.")],
+    key: Annotated[str, typer.Argument(help="A verl key (dotted) or an environment variable.")],
+    platform: Annotated[str, typer.Option("--platform", "-p", help="Platform profile.")] = "cuda",
+    engine: Annotated[str | None, typer.Option(help="Rollout engine, if the recipe allows it.")] = None,
+    mode: Annotated[str | None, typer.Option(help="Runtime mode, if the recipe allows it.")] = None,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Change a recipe field (repeatable).")
+    ] = None,
+    override: Annotated[list[str] | None, typer.Option(help="Set a verl key (repeatable).")] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Show the final value of a key and every layer that set it, in order: verl default, recipe, mode,
+    platform profile, recipe platform block, guard, command line."""
+    from .compile import Request, compile_request
+    from .explain import explain_key
+
+    compiled = compile_request(
+        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])),
+        _catalog(catalog),
+    )
+    sys.stdout.write(explain_key(compiled, key))
+
+
+@app.command(
+    "diff",
+    epilog="""Examples:
+
+  rlcat diff geo3k_megatron_4_4 --platform cuda --against rocm
+
+  rlcat diff gsm8k_qwen3_8b_fsdp gsm8k_qwen3_8b_megatron --platform rocm
+
+  rlcat diff dapo_math_fsdp2_4_4 --platform rocm --against rocm-7.0.2 --format json
+""",
+)
+def diff_cmd(
+    recipe: Annotated[str, typer.Argument(help="Recipe name or path (the left side).")],
+    other: Annotated[
+        str | None, typer.Argument(help="A second recipe (the right side); or use --against.")
+    ] = None,
+    platform: Annotated[str, typer.Option("--platform", "-p", help="Platform of the left side.")] = "cuda",
+    against: Annotated[
+        str | None, typer.Option(help="Platform of the right side (default: --platform).")
+    ] = None,
+    engine: Annotated[str | None, typer.Option(help="Rollout engine for both sides.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text | json")] = "text",
+    catalog: CatalogOpt = None,
+) -> None:
+    """Show added, removed and changed settings between two recipes or two platforms, with origins."""
+    from .compile import Request, compile_request
+    from .survey import diff, render_diff
+
+    if other is None and against is None:
+        raise RlcatError(
+            [
+                Diagnostic(
+                    "RLC105",
+                    "give a second recipe or --against PLATFORM",
+                    hint="rlcat diff geo3k_megatron_4_4 --platform cuda --against rocm",
+                )
+            ]
+        )
+    if fmt not in ("text", "json"):
+        raise RlcatError([Diagnostic("RLC105", f"--format must be text or json; got '{fmt}'")])
+    right_recipe, right_platform = other or recipe, against or platform
+    cat = _catalog(catalog)
+    a = compile_request(Request(recipe, platform, engine), cat)
+    b = compile_request(Request(right_recipe, right_platform, engine), cat)
+    labels = (f"{recipe} on {platform}", f"{right_recipe} on {right_platform}")
+    sys.stdout.write(render_diff(diff(a, b), *labels, fmt))
+
+
+@app.command(
+    "matrix",
+    epilog="""Examples:
+
+  rlcat matrix geo3k_megatron_4_4
+
+  rlcat matrix dapo_math_fsdp2_4_4 --platform rocm --format json
+""",
+)
+def matrix_cmd(
+    recipe: Annotated[str, typer.Argument(help="Recipe name or path.")],
+    platform: Annotated[
+        list[str] | None, typer.Option("--platform", "-p", help="Only these platforms (repeatable).")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    catalog: CatalogOpt = None,
+) -> None:
+    """Compile every mode × engine × backend cell the recipe allows on every platform: whether it
+    compiles, the guards that fire, and the platform's support status."""
+    from .survey import matrix, render_matrix
+
+    if fmt not in ("table", "json"):
+        raise RlcatError([Diagnostic("RLC105", f"--format must be table or json; got '{fmt}'")])
+    sys.stdout.write(render_matrix(matrix(recipe, _catalog(catalog), list(platform or []) or None), fmt))
+
+
+@app.command(
+    "guards",
+    epilog="""Examples:
+
+  rlcat guards
+
+  rlcat guards --platform rocm --format json
+
+  rlcat guards RLC501
+""",
+)
+def guards_cmd(
+    guard_id: Annotated[str | None, typer.Argument(help="Show this guard's docs.")] = None,
+    platform: Annotated[
+        str | None, typer.Option("--platform", "-p", help="Only guards that can apply here.")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    catalog: CatalogOpt = None,
+) -> None:
+    """List the known-issue guards, or show one guard's docs."""
+    from .guards_cli import guard_docs, list_guards
+
+    if guard_id is not None:
+        sys.stdout.write(guard_docs(guard_id))
+        return
+    if fmt not in ("table", "json"):
+        raise RlcatError([Diagnostic("RLC105", f"--format must be table or json; got '{fmt}'")])
+    sys.stdout.write(list_guards(platform, fmt, _catalog(catalog)))
 
 
 @dev_app.command(

@@ -106,6 +106,8 @@ def compile_request(req: Request, catalog: Catalog | None = None) -> Compiled:
     index = verl_index.load_index(profile.verl_index, plan.config_name, group)
     from .guards import Context, run_guards
 
+    problems += _support_status(profile, recipe, resolved.source.files[-1] if resolved.source.files else None)
+
     guarded = run_guards(
         Context(recipe, resolved.model, profile, plan, index),
         recipe.allow,
@@ -134,6 +136,27 @@ def compile_request(req: Request, catalog: Catalog | None = None) -> Compiled:
         removed_by_guards + checked.dropped,
         guarded.fired,
     )
+
+
+def _support_status(profile: PlatformProfile, recipe: Recipe, file: str | None) -> list[Diagnostic]:
+    """The profile's word on this mode × engine × backend cell, when it is not plain 'supported'."""
+    for cell in profile.support:
+        if (cell.mode, cell.engine, cell.backend) != (recipe.mode, recipe.engine, recipe.backend):
+            continue
+        cell_name = f"{recipe.mode} × {recipe.engine} × {recipe.backend}"
+        why = f": {cell.note}" if cell.note else ""
+        if cell.status == "known-broken":
+            return [
+                diag(
+                    "RLC303",
+                    f"platform {profile.name} marks {cell_name} known-broken{why}",
+                    file=file,
+                    hint=f"source: {cell.source}" if cell.source else None,
+                )
+            ]
+        if cell.status == "untested":
+            return [diag("RLC304", f"platform {profile.name} has not validated {cell_name}{why}", file=file)]
+    return []
 
 
 def guarded_codes(report: Any) -> set[str]:

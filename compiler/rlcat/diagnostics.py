@@ -53,6 +53,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     # 3xx: lowering / compile
     "RLC301": ("invalid combination", Severity.ERROR),
     "RLC302": ("GPU layout does not fit", Severity.ERROR),
+    "RLC303": ("known broken on this platform", Severity.WARNING),
+    "RLC304": ("untested on this platform", Severity.INFO),
     # 4xx: verl key index
     "RLC401": ("unknown verl key", Severity.ERROR),
     "RLC402": ("value type differs from verl's default", Severity.ERROR),

@@ -61,25 +61,36 @@ def render_list(rows: list[dict[str, Any]], fmt: str) -> str:
         from .diagnostics import diag
 
         raise RlcatError([diag("RLC105", f"--format must be table or json; got '{fmt}'")])
+    return render_table(
+        ["name", "algorithm", "backend", "engines", "mode", "gpus", "summary"],
+        [
+            [
+                r["name"],
+                r["algorithm"],
+                r["backend"],
+                ",".join(r["engines"]),
+                r["mode"],
+                r["gpus"],
+                r["summary"],
+            ]
+            for r in rows
+        ],
+    )
+
+
+def render_table(columns: list[str], rows: list[list[str]]) -> str:
+    """A plain-text table (rich, no colour), as wide as the terminal or a fixed width in pipes."""
+    import io
+    import shutil
+
     from rich.console import Console
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for col in ("name", "algorithm", "backend", "engines", "mode", "gpus", "summary"):
+    for col in columns:
         table.add_column(col, overflow="fold")
     for row in rows:
-        table.add_row(
-            row["name"],
-            row["algorithm"],
-            row["backend"],
-            ",".join(row["engines"]),
-            row["mode"],
-            row["gpus"],
-            row["summary"],
-        )
-    import io
-    import shutil
-
+        table.add_row(*row)
     # a terminal's own width; a fixed, wide one in pipes so that scripts see stable rows
     width = shutil.get_terminal_size((220, 24)).columns if sys.stdout.isatty() else 220
     console = Console(width=width, file=io.StringIO(), color_system=None)

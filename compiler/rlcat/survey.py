@@ -1,0 +1,148 @@
+"""Compare and survey: `rlcat diff` and `rlcat matrix`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .catalog import Catalog
+from .compile import Compiled, Request, compile_request
+from .diagnostics import RlcatError, Severity
+from .emit.hydra_value import render
+from .plan import Setting
+from .resolve import load_platform, load_recipe_source, resolve
+
+
+def _table(c: Compiled) -> tuple[dict[str, Setting], dict[str, Setting]]:
+    return {o.key: o.setting for o in c.overrides}, {s.key: s for s in c.env}
+
+
+@dataclass
+class Change:
+    kind: str  # added | removed | changed
+    table: str  # override | env | entry
+    key: str
+    before: Any = None
+    after: Any = None
+    origin_before: str = ""
+    origin_after: str = ""
+
+
+def diff(a: Compiled, b: Compiled) -> list[Change]:
+    """Settings that differ from plan a to plan b, with the origin on each side."""
+    out: list[Change] = []
+    for what in ("entrypoint", "config_name", "group_choices", "verl_version"):
+        va, vb = getattr(a.plan, what), getattr(b.plan, what)
+        if va != vb:
+            out.append(Change("changed", "entry", what, va, vb))
+    for name, (ta, tb) in zip(("override", "env"), zip(_table(a), _table(b), strict=True), strict=True):
+        for key in [*ta, *(k for k in tb if k not in ta)]:
+            sa, sb = ta.get(key), tb.get(key)
+            if sa is None and sb is not None:
+                out.append(Change("added", name, key, after=sb.value, origin_after=_origin(sb)))
+            elif sb is None and sa is not None:
+                out.append(Change("removed", name, key, before=sa.value, origin_before=_origin(sa)))
+            elif (
+                sa is not None
+                and sb is not None
+                and (sa.value != sb.value or type(sa.value) is not type(sb.value))
+            ):
+                out.append(Change("changed", name, key, sa.value, sb.value, _origin(sa), _origin(sb)))
+    return out
+
+
+def _origin(s: Setting) -> str:
+    o = s.origin
+    return f"{o.layer}: {o.label}" + (
+        f" ({o.file}:{o.line})" if o.file and o.line and o.file not in o.label else ""
+    )
+
+
+def render_diff(changes: list[Change], label_a: str, label_b: str, fmt: str) -> str:
+    if fmt == "json":
+        return (
+            json.dumps(
+                {"a": label_a, "b": label_b, "changes": [c.__dict__ for c in changes]}, indent=2, default=str
+            )
+            + "\n"
+        )
+    lines = [f"--- {label_a}", f"+++ {label_b}"]
+    for c in changes:
+        v = _show if c.table != "env" else str
+        if c.kind == "added":
+            lines.append(f"+ {c.key}={v(c.after)}    # {c.origin_after}")
+        elif c.kind == "removed":
+            lines.append(f"- {c.key}={v(c.before)}    # {c.origin_before}")
+        else:
+            lines.append(f"~ {c.key}: {v(c.before)} -> {v(c.after)}    # {c.origin_after or c.table}")
+    if not changes:
+        lines.append("(no differences)")
+    return "\n".join(lines) + "\n"
+
+
+def _show(value: Any) -> str:
+    try:
+        return render(value)
+    except ValueError:
+        return repr(value)
+
+
+@dataclass
+class Cell:
+    platform: str
+    mode: str
+    engine: str
+    backend: str
+    compiles: bool
+    support: str
+    guards: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def matrix(recipe: str, catalog: Catalog, platforms: list[str] | None = None) -> list[Cell]:
+    """Compile every mode × engine × backend cell the recipe allows on every platform."""
+    r = resolve(load_recipe_source(recipe, catalog), catalog).recipe
+    modes = [r.mode, *(m for m in r.variants.mode if m != r.mode)]
+    engines = [r.engine, *(e for e in r.variants.engine if e != r.engine)]
+    backends = [r.backend, *(b for b in r.variants.backend if b != r.backend)]
+    cells = []
+    for platform in platforms or sorted(catalog.names("platform")):
+        profile, _ = load_platform(platform, catalog)
+        support = {(s.mode, s.engine, s.backend): s.status for s in profile.support}
+        for mode in modes:
+            for engine in engines:
+                for backend in backends:
+                    status = support.get((mode, engine, backend), "unknown")
+                    req = Request(recipe, platform, engine=engine, mode=mode, backend=backend)
+                    try:
+                        c = compile_request(req, catalog)
+                    except RlcatError as exc:
+                        errors = [d.code for d in exc.diagnostics if d.severity >= Severity.ERROR]
+                        fired = sorted({d.code for d in exc.diagnostics if d.code[3] in "5678"})
+                        cells.append(Cell(platform, mode, engine, backend, False, status, fired, errors))
+                        continue
+                    cells.append(
+                        Cell(platform, mode, engine, backend, True, status, sorted(set(c.guards_fired)))
+                    )
+    return cells
+
+
+def render_matrix(cells: list[Cell], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps([c.__dict__ for c in cells], indent=2) + "\n"
+    from .listing import render_table
+
+    rows = [
+        [
+            c.platform,
+            c.mode,
+            c.engine,
+            c.backend,
+            "yes" if c.compiles else "NO: " + ",".join(c.errors),
+            c.support,
+            ",".join(c.guards) or "-",
+        ]
+        for c in cells
+    ]
+    return render_table(["platform", "mode", "engine", "backend", "compiles", "support", "guards"], rows)
