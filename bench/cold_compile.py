@@ -86,10 +86,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--repeat", type=int, default=40, help="measured rounds (default 40, about 35 s)")
     p.add_argument("--recipe", default="geo3k_megatron_4_4")
     p.add_argument("--platform", default="rocm")
-    p.add_argument("--warm-cache", action="store_true",
-                   help=f"one persistent {CACHE_ENV} for all rlcat runs, not a fresh empty one per run")
-    p.add_argument("--via", choices=("auto", "script", "module"), default="auto",
-                   help="run rlcat as the console script (auto: if present) or as python -m rlcat.cli")
+    p.add_argument(
+        "--warm-cache",
+        action="store_true",
+        help=f"one persistent {CACHE_ENV} for all rlcat runs, not a fresh empty one per run",
+    )
+    p.add_argument(
+        "--via",
+        choices=("auto", "script", "module"),
+        default="auto",
+        help="run rlcat as the console script (auto: if present) or as python -m rlcat.cli",
+    )
     p.add_argument("--importtime", action="store_true", help="also print the top import-time contributors")
     p.add_argument("--json", metavar="FILE", help="write machine-readable results here")
     p.add_argument("--check", action="store_true", help="exit 1 when a budget fails (default: always 0)")
@@ -118,9 +125,16 @@ def pick_rlcat(args: argparse.Namespace, work: Path) -> tuple[list[str], str, di
     via_m = [sys.executable, "-m", "rlcat.cli"]
     probe = subprocess.run(via_m + tail, check=False, capture_output=True, text=True, env=env)
     module_ok = probe.returncode == 0 and bool(probe.stdout.strip())
-    module_note = "python -m rlcat.cli works" if module_ok else "python -m rlcat.cli " + (
-        f"fails (exit {probe.returncode})" if probe.returncode
-        else "exits 0 but prints nothing (rlcat/cli.py has no __main__ guard)")
+    module_note = (
+        "python -m rlcat.cli works"
+        if module_ok
+        else "python -m rlcat.cli "
+        + (
+            f"fails (exit {probe.returncode})"
+            if probe.returncode
+            else "exits 0 but prints nothing (rlcat/cli.py has no __main__ guard)"
+        )
+    )
 
     script = Path(sys.executable).parent / "rlcat"
     if not script.is_file():
@@ -128,8 +142,10 @@ def pick_rlcat(args: argparse.Namespace, work: Path) -> tuple[list[str], str, di
         script = Path(found) if found else script
     if args.via == "module" or (args.via == "auto" and not script.is_file()):
         if not module_ok:
-            sys.exit(f"{module_note}, and --via module was asked or no console script was found:\n"
-                     f"{probe.stderr[-3000:]}")
+            sys.exit(
+                f"{module_note}, and --via module was asked or no console script was found:\n"
+                f"{probe.stderr[-3000:]}"
+            )
         return via_m, f"{' '.join(via_m)} ({module_note})", json.loads(probe.stdout)
     if not script.is_file():
         sys.exit(f"no rlcat console script next to {sys.executable} or on PATH")
@@ -137,9 +153,14 @@ def pick_rlcat(args: argparse.Namespace, work: Path) -> tuple[list[str], str, di
     r = subprocess.run([str(script), *tail], check=False, capture_output=True, text=True, env=env)
     if r.returncode != 0 or not r.stdout.strip():
         sys.exit(f"`{script} {' '.join(tail)}` failed (exit {r.returncode}):\n{r.stderr[-3000:]}")
-    entry = next((ln.split("import", 1)[0].replace("from", "").strip()
-                  for ln in script.read_text(encoding="utf-8", errors="replace").splitlines()
-                  if ln.startswith("from rlcat")), "?")
+    entry = next(
+        (
+            ln.split("import", 1)[0].replace("from", "").strip()
+            for ln in script.read_text(encoding="utf-8", errors="replace").splitlines()
+            if ln.startswith("from rlcat")
+        ),
+        "?",
+    )
     how = f"console script {script} ({shebang}, entry {entry}); {module_note}"
     return [str(script)], how, json.loads(r.stdout)
 
@@ -157,8 +178,12 @@ def hydra_spec(plan: dict[str, Any]) -> dict[str, Any]:
     if ENTRY_DIRS[name] != trainer:
         path = "file://" + (require_tree(version) / trainer).resolve().as_posix()
         overrides.insert(0, "hydra.searchpath=['" + path.replace("\\", "\\\\").replace("'", "\\'") + "']")
-    return {"version": version, "config_dir": str(entry_dir(version, name)), "config_name": name,
-            "overrides": overrides}
+    return {
+        "version": version,
+        "config_dir": str(entry_dir(version, name)),
+        "config_name": name,
+        "overrides": overrides,
+    }
 
 
 def run_once(cmd: list[str], env: dict[str, str]) -> float:
@@ -172,8 +197,13 @@ def run_once(cmd: list[str], env: dict[str, str]) -> float:
 
 def import_check(args: argparse.Namespace, cache_dir: str) -> dict[str, Any]:
     argv = ["compile", args.recipe, "--platform", args.platform]
-    r = subprocess.run([sys.executable, "-c", IMPORT_CHILD, json.dumps(HEAVY), json.dumps(argv)],
-                       check=False, capture_output=True, text=True, env=child_env(cache_dir))
+    r = subprocess.run(
+        [sys.executable, "-c", IMPORT_CHILD, json.dumps(HEAVY), json.dumps(argv)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=child_env(cache_dir),
+    )
     if r.returncode != 0:
         sys.exit(f"import check child failed:\n{r.stderr[-3000:]}")
     data: dict[str, Any] = json.loads(r.stdout.strip().splitlines()[-1])
@@ -187,15 +217,20 @@ def import_times(args: argparse.Namespace, work: Path, runs: int = 5) -> dict[st
     per_mod: dict[str, list[float]] = {}
     totals: list[float] = []
     for _ in range(runs):
-        r = subprocess.run([sys.executable, "-X", "importtime", "-c", IMPORTTIME_CHILD, argv],
-                           check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                           env=child_env(tempfile.mkdtemp(prefix="importtime-", dir=work)))
+        r = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", IMPORTTIME_CHILD, argv],
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(tempfile.mkdtemp(prefix="importtime-", dir=work)),
+        )
         pkg: dict[str, float] = {}
         total = 0.0
         for line in r.stderr.splitlines():
             if not line.startswith("import time:") or "self [us]" in line:
                 continue
-            self_us, _cumulative, name = line[len("import time:"):].split("|", 2)
+            self_us, _cumulative, name = line[len("import time:") :].split("|", 2)
             mod = name.strip()
             us = float(self_us)
             total += us
@@ -207,13 +242,17 @@ def import_times(args: argparse.Namespace, work: Path, runs: int = 5) -> dict[st
         totals.append(total)
     med = {k: statistics.median(v + [0.0] * (runs - len(v))) / 1000 for k, v in per_pkg.items()}
     mods = {k: statistics.median(v + [0.0] * (runs - len(v))) / 1000 for k, v in per_mod.items()}
-    return {"runs": runs, "total_import_ms": statistics.median(totals) / 1000,
-            "by_package_ms": dict(sorted(med.items(), key=lambda kv: -kv[1])),
-            "top_modules_ms": dict(sorted(mods.items(), key=lambda kv: -kv[1])[:15])}
+    return {
+        "runs": runs,
+        "total_import_ms": statistics.median(totals) / 1000,
+        "by_package_ms": dict(sorted(med.items(), key=lambda kv: -kv[1])),
+        "top_modules_ms": dict(sorted(mods.items(), key=lambda kv: -kv[1])[:15]),
+    }
 
 
-def measure(commands: dict[str, list[str]], args: argparse.Namespace,
-            work: Path) -> tuple[dict[str, list[float]], float, bool]:
+def measure(
+    commands: dict[str, list[str]], args: argparse.Namespace, work: Path
+) -> tuple[dict[str, list[float]], float, bool]:
     """Run the commands interleaved; return samples (s) per command, wall time, and whether rlcat
     wrote anything into the RLCAT_CACHE_DIR it was given."""
     warm_dir = str(work / "cache")
@@ -242,8 +281,15 @@ def measure(commands: dict[str, list[str]], args: argparse.Namespace,
     return samples, wall, written > 0
 
 
-def print_report(args: argparse.Namespace, samples: dict[str, list[float]], wall: float, *, honoured: bool,
-                 imports: dict[str, Any], itimes: dict[str, Any] | None) -> None:
+def print_report(
+    args: argparse.Namespace,
+    samples: dict[str, list[float]],
+    wall: float,
+    *,
+    honoured: bool,
+    imports: dict[str, Any],
+    itimes: dict[str, Any] | None,
+) -> None:
     med = {k: median_ms(v) for k, v in samples.items()}
     rlcat_vs_python = med["rlcat"] / med["python"]
     hydra_vs_rlcat = med["hydra"] / med["rlcat"]
@@ -254,23 +300,50 @@ def print_report(args: argparse.Namespace, samples: dict[str, list[float]], wall
         rows.append([name, med[name], lo, hi, med[name] / med["python"]])
     print(table(["command", "median ms", "min ms", "max ms", "x python"], rows))
     print()
-    print(table(["ratio", "value", "budget", "verdict"], [
-        ["rlcat / python", f"{rlcat_vs_python:.1f}x", f"<= {BUDGET_VS_PYTHON:.0f}x",
-         verdict(rlcat_vs_python <= BUDGET_VS_PYTHON)],
-        ["hydra / rlcat", f"{hydra_vs_rlcat:.2f}x", f">= {BUDGET_VS_HYDRA:.0f}x",
-         verdict(hydra_vs_rlcat >= BUDGET_VS_HYDRA)],
-        ["rlcat median", f"{med['rlcat']:.1f} ms", f"<= {BUDGET_MS:.0f} ms",
-         verdict(med["rlcat"] <= BUDGET_MS)],
-    ]))
-    print(f"\n{CACHE_ENV}: " + ("honoured (rlcat wrote files there)" if honoured
-                                else "not honoured (nothing written; every run is cold either way)"))
-    print(f"compile path imports of {'/'.join(HEAVY)}: {imports['heavy']} -> "
-          f"{verdict(not imports['heavy'] and imports['rc'] == 0)} (exit {imports['rc']}, "
-          f"{imports['modules']} modules loaded)")
+    print(
+        table(
+            ["ratio", "value", "budget", "verdict"],
+            [
+                [
+                    "rlcat / python",
+                    f"{rlcat_vs_python:.1f}x",
+                    f"<= {BUDGET_VS_PYTHON:.0f}x",
+                    verdict(rlcat_vs_python <= BUDGET_VS_PYTHON),
+                ],
+                [
+                    "hydra / rlcat",
+                    f"{hydra_vs_rlcat:.2f}x",
+                    f">= {BUDGET_VS_HYDRA:.0f}x",
+                    verdict(hydra_vs_rlcat >= BUDGET_VS_HYDRA),
+                ],
+                [
+                    "rlcat median",
+                    f"{med['rlcat']:.1f} ms",
+                    f"<= {BUDGET_MS:.0f} ms",
+                    verdict(med["rlcat"] <= BUDGET_MS),
+                ],
+            ],
+        )
+    )
+    print(
+        f"\n{CACHE_ENV}: "
+        + (
+            "honoured (rlcat wrote files there)"
+            if honoured
+            else "not honoured (nothing written; every run is cold either way)"
+        )
+    )
+    print(
+        f"compile path imports of {'/'.join(HEAVY)}: {imports['heavy']} -> "
+        f"{verdict(not imports['heavy'] and imports['rc'] == 0)} (exit {imports['rc']}, "
+        f"{imports['modules']} modules loaded)"
+    )
     print(f"third-party packages the compile imports: {', '.join(imports['third_party'])}")
     if itimes:
-        print(f"\nimport time (python -X importtime, median of {itimes['runs']} runs): "
-              f"{itimes['total_import_ms']:.1f} ms in imports")
+        print(
+            f"\nimport time (python -X importtime, median of {itimes['runs']} runs): "
+            f"{itimes['total_import_ms']:.1f} ms in imports"
+        )
         pk = list(itimes["by_package_ms"].items())[:10]
         print(table(["top-level package", "self ms"], [[k, v] for k, v in pk]))
         print()
@@ -295,12 +368,20 @@ def main(argv: list[str] | None = None) -> int:
     if check.returncode != 0:
         sys.exit(f"the Hydra compose failed:\n{check.stderr[-3000:]}")
 
-    print(f"recipe {args.recipe} on {args.platform}: verl {spec['version']} "
-          f"{spec['config_name']}, {len(plan['overrides'])} overrides")
+    print(
+        f"recipe {args.recipe} on {args.platform}: verl {spec['version']} "
+        f"{spec['config_name']}, {len(plan['overrides'])} overrides"
+    )
     print(f"rlcat runs as: {rlcat_how}")
     print(f"hydra composes: {spec['config_dir']} ({len(spec['overrides'])} overrides incl. search path)")
-    print(f"cache: {CACHE_ENV} = " + ("one persistent dir (--warm-cache)" if args.warm_cache
-                                      else "a fresh empty dir per rlcat run (cold)"))
+    print(
+        f"cache: {CACHE_ENV} = "
+        + (
+            "one persistent dir (--warm-cache)"
+            if args.warm_cache
+            else "a fresh empty dir per rlcat run (cold)"
+        )
+    )
 
     samples, wall, honoured = measure(commands, args, work)
     imports = import_check(args, str(work / "import-check-cache"))
@@ -319,18 +400,37 @@ def main(argv: list[str] | None = None) -> int:
     print_report(args, samples, wall, honoured=honoured, imports=imports, itimes=itimes)
     ok = all(checks.values())
     print("\nbudgets: " + ("all PASS" if ok else "FAIL: " + "; ".join(k for k, v in checks.items() if not v)))
-    write_json(args.json, {
-        "benchmark": "cold_compile", "machine": machine(), "argv": sys.argv,
-        "recipe": args.recipe, "platform": args.platform, "verl_version": spec["version"],
-        "config_name": spec["config_name"], "overrides": len(plan["overrides"]),
-        "rlcat_command": rlcat_how, "warm_cache": args.warm_cache, "cache_env_honoured": honoured,
-        "repeat": args.repeat, "wall_s": wall,
-        "median_ms": med, "samples_ms": {k: [s * 1000 for s in v] for k, v in samples.items()},
-        "rlcat_vs_python": rlcat_vs_python, "hydra_vs_rlcat": hydra_vs_rlcat,
-        "budgets": {"rlcat_ms": BUDGET_MS, "rlcat_vs_python_max": BUDGET_VS_PYTHON,
-                    "hydra_vs_rlcat_min": BUDGET_VS_HYDRA},
-        "checks": checks, "pass": ok, "imports": imports, "importtime": itimes,
-    })
+    write_json(
+        args.json,
+        {
+            "benchmark": "cold_compile",
+            "machine": machine(),
+            "argv": sys.argv,
+            "recipe": args.recipe,
+            "platform": args.platform,
+            "verl_version": spec["version"],
+            "config_name": spec["config_name"],
+            "overrides": len(plan["overrides"]),
+            "rlcat_command": rlcat_how,
+            "warm_cache": args.warm_cache,
+            "cache_env_honoured": honoured,
+            "repeat": args.repeat,
+            "wall_s": wall,
+            "median_ms": med,
+            "samples_ms": {k: [s * 1000 for s in v] for k, v in samples.items()},
+            "rlcat_vs_python": rlcat_vs_python,
+            "hydra_vs_rlcat": hydra_vs_rlcat,
+            "budgets": {
+                "rlcat_ms": BUDGET_MS,
+                "rlcat_vs_python_max": BUDGET_VS_PYTHON,
+                "hydra_vs_rlcat_min": BUDGET_VS_HYDRA,
+            },
+            "checks": checks,
+            "pass": ok,
+            "imports": imports,
+            "importtime": itimes,
+        },
+    )
     return 1 if args.check and not ok else 0
 
 

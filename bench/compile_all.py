@@ -72,8 +72,15 @@ def sweep(combos: list[tuple[str, str, str]]) -> dict[str, Any]:
             digest.update(f"{recipe}/{engine}/{platform}/{name}\0{text}\0".encode())
         render_s += time.perf_counter() - t1
         compiled.append((recipe, engine, platform))
-    return {"compile_s": compile_s, "render_s": render_s, "total_s": compile_s + render_s,
-            "by_format": by_format, "compiled": compiled, "skipped": skipped, "digest": digest.hexdigest()}
+    return {
+        "compile_s": compile_s,
+        "render_s": render_s,
+        "total_s": compile_s + render_s,
+        "by_format": by_format,
+        "compiled": compiled,
+        "skipped": skipped,
+        "digest": digest.hexdigest(),
+    }
 
 
 def reference(yaml_files: list[Path]) -> float:
@@ -95,21 +102,28 @@ def summarise(cold: dict[str, Any], sweeps: list[dict[str, Any]], refs: list[flo
     per_plan = {k: median_ms([s[k] for s in sweeps]) / n for k in ("total_s", "compile_s", "render_s")}
     lo, hi = spread_ms([s["total_s"] for s in sweeps])
     return {
-        "compiled": n, "skipped": len(cold["skipped"]),
+        "compiled": n,
+        "skipped": len(cold["skipped"]),
         "skipped_reasons": {"/".join(k): v for k, v in cold["skipped"].items()},
-        "cold_sweep_ms": cold["total_s"] * 1000, "cold_ms_per_plan": cold["total_s"] * 1000 / n,
+        "cold_sweep_ms": cold["total_s"] * 1000,
+        "cold_ms_per_plan": cold["total_s"] * 1000 / n,
         "cold_compile_ms_per_plan": cold["compile_s"] * 1000 / n,
         "cold_render_ms_per_plan": cold["render_s"] * 1000 / n,
-        "median_sweep_ms": median_ms([s["total_s"] for s in sweeps]), "sweep_spread_ms": [lo, hi],
-        "median_ms_per_plan": per_plan["total_s"], "median_compile_ms_per_plan": per_plan["compile_s"],
+        "median_sweep_ms": median_ms([s["total_s"] for s in sweeps]),
+        "sweep_spread_ms": [lo, hi],
+        "median_ms_per_plan": per_plan["total_s"],
+        "median_compile_ms_per_plan": per_plan["compile_s"],
         "median_render_ms_per_plan": per_plan["render_s"],
         "median_render_ms_per_plan_by_format": {
-            f: median_ms([s["by_format"][f] for s in sweeps]) / n for f in FORMATS},
-        "sweeps_ms": [s["total_s"] * 1000 for s in sweeps], "reference_ms": [r * 1000 for r in refs],
+            f: median_ms([s["by_format"][f] for s in sweeps]) / n for f in FORMATS
+        },
+        "sweeps_ms": [s["total_s"] * 1000 for s in sweeps],
+        "reference_ms": [r * 1000 for r in refs],
         "reference_median_ms": median_ms(refs),
         "sweep_vs_reference": median_ms([s["total_s"] for s in sweeps]) / median_ms(refs),
-        "output_stable": all(s["digest"] == cold["digest"] and s["compiled"] == cold["compiled"]
-                             for s in sweeps),
+        "output_stable": all(
+            s["digest"] == cold["digest"] and s["compiled"] == cold["compiled"] for s in sweeps
+        ),
     }
 
 
@@ -133,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
 
     cold = sweep(combos)  # the first sweep in this process, also the warm-up
     if not cold["compiled"]:
-        sys.exit("no combination compiled; the first errors were:\n" +
-                 "\n".join(f"  {'/'.join(k)}: {v}" for k, v in list(cold["skipped"].items())[:5]))
+        sys.exit(
+            "no combination compiled; the first errors were:\n"
+            + "\n".join(f"  {'/'.join(k)}: {v}" for k, v in list(cold["skipped"].items())[:5])
+        )
     reference(yaml_files)  # warm-up
 
     refs: list[float] = []
@@ -147,36 +163,71 @@ def main(argv: list[str] | None = None) -> int:
     r = summarise(cold, sweeps, refs)
     ok = r["median_ms_per_plan"] <= BUDGET_MS_PER_PLAN
 
-    print(f"{len(recipes)} recipes x {len(ENGINES)} engines x {len(platforms)} platforms = {len(combos)} "
-          f"combinations: {r['compiled']} compiled, {r['skipped']} skipped (RlcatError); "
-          f"{len(FORMATS)} formats each ({', '.join(FORMATS)})")
+    print(
+        f"{len(recipes)} recipes x {len(ENGINES)} engines x {len(platforms)} platforms = {len(combos)} "
+        f"combinations: {r['compiled']} compiled, {r['skipped']} skipped (RlcatError); "
+        f"{len(FORMATS)} formats each ({', '.join(FORMATS)})"
+    )
     print(f"imports (yaml, rlcat.catalog, rlcat.compile, rlcat.emit.formats): {import_ms:.1f} ms")
     print(f"{args.repeat} measured sweeps interleaved with the reference (+1 cold sweep), {wall:.1f} s\n")
-    print(table(["run", "sweep ms", "ms / plan", "compile ms / plan", "render ms / plan"], [
-        ["cold (first sweep)", r["cold_sweep_ms"], r["cold_ms_per_plan"], r["cold_compile_ms_per_plan"],
-         r["cold_render_ms_per_plan"]],
-        ["warm (median)", r["median_sweep_ms"], r["median_ms_per_plan"], r["median_compile_ms_per_plan"],
-         r["median_render_ms_per_plan"]],
-    ]))
-    print("\nrender ms / plan by format (warm median): " +
-          ", ".join(f"{f} {v:.2f}" for f, v in r["median_render_ms_per_plan_by_format"].items()))
+    print(
+        table(
+            ["run", "sweep ms", "ms / plan", "compile ms / plan", "render ms / plan"],
+            [
+                [
+                    "cold (first sweep)",
+                    r["cold_sweep_ms"],
+                    r["cold_ms_per_plan"],
+                    r["cold_compile_ms_per_plan"],
+                    r["cold_render_ms_per_plan"],
+                ],
+                [
+                    "warm (median)",
+                    r["median_sweep_ms"],
+                    r["median_ms_per_plan"],
+                    r["median_compile_ms_per_plan"],
+                    r["median_render_ms_per_plan"],
+                ],
+            ],
+        )
+    )
+    print(
+        "\nrender ms / plan by format (warm median): "
+        + ", ".join(f"{f} {v:.2f}" for f, v in r["median_render_ms_per_plan_by_format"].items())
+    )
     print("warm sweep spread: {:.1f} .. {:.1f} ms".format(*r["sweep_spread_ms"]))
-    print(f"reference (CSafeLoader parse of {len(yaml_files)} catalog files): "
-          f"{r['reference_median_ms']:.2f} ms median; sweep / reference = {r['sweep_vs_reference']:.1f}x")
+    print(
+        f"reference (CSafeLoader parse of {len(yaml_files)} catalog files): "
+        f"{r['reference_median_ms']:.2f} ms median; sweep / reference = {r['sweep_vs_reference']:.1f}x"
+    )
     print(f"output identical in every sweep: {'yes' if r['output_stable'] else 'NO'}")
     if r["skipped_reasons"]:
         print("\nskipped:")
         for combo, why in r["skipped_reasons"].items():
             print(f"  {combo}: {why[:100]}")
-    print(f"\nbudget: {r['median_ms_per_plan']:.2f} ms per plan <= {BUDGET_MS_PER_PLAN:.0f} ms "
-          f"-> {verdict(ok)}")
+    print(
+        f"\nbudget: {r['median_ms_per_plan']:.2f} ms per plan <= {BUDGET_MS_PER_PLAN:.0f} ms -> {verdict(ok)}"
+    )
 
-    write_json(args.json, {
-        "benchmark": "compile_all", "machine": machine(), "argv": sys.argv, "repeat": args.repeat,
-        "recipes": recipes, "platforms": platforms, "engines": list(ENGINES), "formats": list(FORMATS),
-        "combinations": len(combos), "import_ms": import_ms, "wall_s": wall, **r,
-        "budget_ms_per_plan": BUDGET_MS_PER_PLAN, "pass": ok,
-    })
+    write_json(
+        args.json,
+        {
+            "benchmark": "compile_all",
+            "machine": machine(),
+            "argv": sys.argv,
+            "repeat": args.repeat,
+            "recipes": recipes,
+            "platforms": platforms,
+            "engines": list(ENGINES),
+            "formats": list(FORMATS),
+            "combinations": len(combos),
+            "import_ms": import_ms,
+            "wall_s": wall,
+            **r,
+            "budget_ms_per_plan": BUDGET_MS_PER_PLAN,
+            "pass": ok,
+        },
+    )
     return 1 if args.check and not (ok and r["output_stable"]) else 0
 
 

@@ -54,7 +54,11 @@ CatalogOpt = Annotated[
 
 def _catalog(extra: list[Path] | None):  # type: ignore[no-untyped-def]
     from .catalog import Catalog
+    from .diagnostics import diag
 
+    for folder in extra or []:
+        if not folder.is_dir():
+            raise RlcatError([diag("RLC001", f"--catalog {folder}: no such folder", file=str(folder))])
     return Catalog.default(extra)
 
 
@@ -72,9 +76,16 @@ def _write_output(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    if output.is_dir():
+        raise RlcatError([Diagnostic("RLC105", f"-o {output}: is a directory; name a file")])
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise RlcatError(
+            [Diagnostic("RLC105", f"-o {output}: cannot write there ({exc.strerror or exc})")]
+        ) from None
     written_files[str(output.resolve())] = text
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)

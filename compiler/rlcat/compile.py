@@ -269,7 +269,9 @@ def _command_line_override(text: str) -> Setting:
             ]
         )
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        from .load import parse_value
+
+        value = parse_value(raw) if raw.strip() else ""
     except yaml.YAMLError:
         value = raw
     return Setting(key, value, Origin(Layer.COMMAND_LINE, f"--override {text}"))

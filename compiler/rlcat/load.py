@@ -30,6 +30,9 @@ class _Loader(_Base):  # type: ignore[misc]
 
 # copy the resolver table so that adding one does not change PyYAML's own loaders
 _Loader.yaml_implicit_resolvers = {k: list(v) for k, v in _Base.yaml_implicit_resolvers.items()}  # type: ignore[attr-defined]
+# dates stay strings: a recipe has no date fields, and a timestamp tag would read as a foreign type
+for _first, _resolvers in _Loader.yaml_implicit_resolvers.items():
+    _resolvers[:] = [r for r in _resolvers if r[0] != "tag:yaml.org,2002:timestamp"]
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
@@ -70,9 +73,9 @@ class Document:
             path = path[:-1]
 
 
-def read_text(path: Path) -> str:
+def read_text(path: Path, display: str | None = None) -> str:
     """Read a file as UTF-8, turning every failure into a diagnostic."""
-    name = str(path)
+    name = display or str(path)
     record(path)
     try:
         raw = path.read_bytes()
@@ -144,9 +147,14 @@ def parse_yaml(text: str, file: str) -> Document:
     return Document(file, data, builder.positions)
 
 
+def parse_value(raw: str) -> Any:
+    """A command-line value (--set, --override) read as recipe files read values (1e-6 is a number)."""
+    return yaml.load(raw, Loader=_Loader)
+
+
 def load_yaml(path: Path, display: str | None = None) -> Document:
     """Read and parse one YAML file."""
-    return parse_yaml(read_text(path), display or str(path))
+    return parse_yaml(read_text(path, display), display or str(path))
 
 
 class _Builder:

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from .catalog import Catalog, Kind
 from .diagnostics import RlcatError, diag, suggestion_hint
-from .load import Document, Path_, dotted, load_yaml
+from .load import Document, Path_, dotted, load_yaml, parse_value
 from .model import DatasetEntry, ModelEntry, PlatformProfile, Recipe
 from .paths import display_path
 from .plan import Layer, Origin
@@ -56,7 +56,7 @@ class Source:
         """File position of a value, or of its nearest ancestor (missing fields point at their parent)."""
         while True:
             origin = self.origins.get(path)
-            if origin is not None and origin.file is not None:
+            if origin is not None:  # a command-line value has no file: never blame an enclosing one
                 return origin.file, origin.line, origin.col
             if not path:
                 return (self.files[-1] if self.files else None), None, None
@@ -122,6 +122,22 @@ def load_recipe_source(ref: str, catalog: Catalog) -> Source:
 def _load_chain(path: Path, catalog: Catalog, chain: list[str]) -> Source:
     doc = load_yaml(path, display_path(path))
     origins = _origins_from(doc, Layer.RECIPE)
+    name = doc.data.get("name")
+    if isinstance(name, str) and name != path.stem:
+        line_, col_ = doc.positions.get(("name",), (None, None))
+        raise RlcatError(
+            [
+                diag(
+                    "RLC103",
+                    f"recipe file {path.name} declares name '{name}'",
+                    file=doc.file,
+                    line=line_,
+                    col=col_,
+                    key="name",
+                    hint=f"a recipe's name is its file name: use '{path.stem}'",
+                )
+            ]
+        )
     parent = doc.data.get("extends")
     if parent is None:
         return Source(doc.data, origins, [doc.file])
@@ -162,12 +178,27 @@ def _load_chain(path: Path, catalog: Catalog, chain: list[str]) -> Source:
     merged = merge_layer(base, child, origins)
     merged.data["extends"] = parent
     merged.origins[("extends",)] = origins[("extends",)]
+    if () in origins:
+        merged.origins[()] = origins[()]  # findings about the whole recipe point at the child
     merged.files.append(doc.file)
+    if "name" not in doc.data:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC104",
+                    f"recipe file {path.name} has no name (it would take its parent's)",
+                    file=doc.file,
+                    line=1,
+                    key="name",
+                    hint=f"add `name: {path.stem}`",
+                )
+            ]
+        )
     return merged
 
 
 def layer_patch(
-    source: Source, patch: dict[str, Any], patch_origins: dict[Path_, Origin], what: str
+    source: Source, patch: dict[str, Any], patch_origins: dict[Path_, Origin], what: str, key_prefix: str = ""
 ) -> Source:
     """Merge a platform block or command-line settings, refusing fields outside LAYER_FIELDS."""
     for key in patch:
@@ -181,7 +212,7 @@ def layer_patch(
                         file=origin.file if origin else None,
                         line=origin.line if origin else None,
                         col=origin.col if origin else None,
-                        key=key,
+                        key=key_prefix + key,
                         hint=suggestion_hint(key, LAYER_FIELDS) or "allowed here: " + ", ".join(LAYER_FIELDS),
                     )
                 ]
@@ -204,7 +235,9 @@ def platform_block(source: Source, names: list[str]) -> Source:
             for p, o in source.origins.items()
             if p[:2] == prefix and len(p) > 2
         }
-        source = layer_patch(source, block, patch_origins, f"the platforms.{name} block")
+        source = layer_patch(
+            source, block, patch_origins, f"the platforms.{name} block", f"platforms.{name}."
+        )
     return source
 
 
@@ -224,7 +257,7 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
                 ]
             )
         try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
+            value = parse_value(raw) if raw.strip() else ""
         except yaml.YAMLError:
             value = raw
         if parts[0] not in LAYER_FIELDS:

@@ -45,6 +45,10 @@ def render(value: Any, *, top: bool = True) -> str:
         for k, v in value.items():
             if not isinstance(k, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", k):
                 raise UnrenderableValue(f"mapping key {k!r} is not an identifier")
+            if _SPECIAL.match(k):
+                raise UnrenderableValue(
+                    f"mapping key {k!r} would be read by Hydra as {k.lower()}, not a string"
+                )
             parts.append(f"{k}:{render(v, top=False)}")
         return "{" + ",".join(parts) + "}"
     raise UnrenderableValue(f"cannot render a {type(value).__name__}")

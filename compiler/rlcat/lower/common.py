@@ -148,6 +148,6 @@ def lower_trainer(lo: Lowering) -> None:
 def lower_escape_hatches(lo: Lowering) -> None:
     """The recipe's own `overrides:` and `env:`: verl keys and variables the schema does not model."""
     for key, value in lo.recipe.overrides.items():
-        lo.set(key, value, f"overrides.{key}")
+        lo.set(key, value, origin=lo.resolved.source.origin(("overrides", key)) or lo.origin("overrides"))
     for name, value in lo.recipe.env.items():
         lo.env(name, value, origin=lo.origin(f"env.{name}"))
