@@ -152,9 +152,26 @@ def parse_value(raw: str) -> Any:
     return yaml.load(raw, Loader=_Loader)
 
 
+# Parsed files by (path, display name, mtime, size): one process compiling many plans (matrix, docs,
+# benchmarks) reads each catalog file once. Documents are never modified after parsing; every merge
+# builds new mappings.
+_parsed: dict[tuple[str, str, int, int], Document] = {}
+
+
 def load_yaml(path: Path, display: str | None = None) -> Document:
-    """Read and parse one YAML file."""
-    return parse_yaml(read_text(path, display), display or str(path))
+    """Read and parse one YAML file (cached while the file is unchanged)."""
+    name = display or str(path)
+    try:
+        st = path.stat()
+    except OSError:
+        return parse_yaml(read_text(path, display), name)  # read_text reports why
+    key = (str(path), name, st.st_mtime_ns, st.st_size)
+    doc = _parsed.get(key)
+    if doc is None:
+        doc = _parsed[key] = parse_yaml(read_text(path, display), name)
+    else:
+        record(path)
+    return doc
 
 
 class _Builder:
