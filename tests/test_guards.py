@@ -141,3 +141,20 @@ def test_registry_refuses_duplicates_and_missing_metadata() -> None:
     with pytest.raises(TypeError, match="docs"):
         register(NoDocs)
     assert "RLC599" not in REGISTRY
+
+
+def test_silencing_an_error_level_guard_is_reported(tmp_path: Path) -> None:
+    case = {
+        "recipe": "gsm8k_qwen3_8b_fsdp",
+        "platform": "cuda",
+        "recipe_yaml": (
+            "name: one_response\nextends: gsm8k_qwen3_8b_fsdp\nsummary: n = 1 on purpose\n"
+            "batch: {responses_per_prompt: 1}\n"
+            "allow: {RLC702: a smoke test that only checks the pipeline runs}\n"
+        ),
+    }
+    result = _compile(case, tmp_path)
+    assert isinstance(result, Compiled)
+    (note,) = [d for d in result.diagnostics if d.code == "RLC702"]
+    assert note.severity == Severity.WARNING and "silenced by the recipe" in note.message
+    assert note.key == "allow.RLC702"
