@@ -357,6 +357,56 @@ def guards_cmd(
     sys.stdout.write(list_guards(platform, fmt, _catalog(catalog)))
 
 
+@app.command(
+    "validate",
+    epilog="""Examples:
+
+  rlcat validate
+
+  rlcat validate my_recipes/run.yaml --format github
+
+  rlcat validate my_recipes/run.yaml --platform rocm --strict
+""",
+)
+def validate_cmd(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Files or folders (recursive). Default: the catalog.")
+    ] = None,
+    platform: Annotated[
+        list[str] | None,
+        typer.Option("--platform", "-p", help="Check recipes on these platforms only (repeatable)."),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text | json | github | sarif")] = "text",
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the check too.")] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+    ] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Check recipe and catalog files: YAML, schema, references, compile on every target platform,
+    guards and verl keys. Exit 0 clean (warnings allowed unless --strict), 1 findings, 2 usage."""
+    from .paths import builtin_root
+    from .reporters import REPORTERS
+    from .validate import UNREADABLE, roots_for, validate_paths
+
+    if fmt not in REPORTERS:
+        raise RlcatError(
+            [Diagnostic("RLC105", f"--format must be one of {', '.join(REPORTERS)}; got '{fmt}'")]
+        )
+    targets = list(paths or [])
+    if not targets:
+        root = builtin_root()
+        targets = [root / "recipes", root / "catalog"]
+    cat = _catalog([*(catalog or []), *roots_for(targets)])
+    report = validate_paths(targets, cat, list(platform or []) or None)
+    _write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
+    if any(d.code in UNREADABLE and d.severity >= Severity.ERROR for d in report.diagnostics):
+        raise typer.Exit(int(ExitCode.INPUT))
+    failing = Severity.WARNING if strict else Severity.ERROR
+    if any(d.severity >= failing for d in report.diagnostics):
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
 @dev_app.command(
     "verl-index",
     epilog="""Examples:
@@ -421,7 +471,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI in-process and return its exit code (0 ok, 1 findings, 2 usage/input, 130 Ctrl-C)."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        app(args=args, prog_name="rlcat", standalone_mode=False)
+        returned = app(args=args, prog_name="rlcat", standalone_mode=False)
+        if isinstance(returned, int) and returned:
+            return returned  # click hands back typer.Exit codes in non-standalone mode
     except RlcatError as exc:
         _print_diagnostics(exc.diagnostics)
         return int(exc.exit_code)

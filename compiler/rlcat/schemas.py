@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -24,8 +25,53 @@ ID_BASE = "https://rlcat.dev/schemas/"
 
 def render(name: str) -> str:
     schema = SCHEMAS[name].model_json_schema(by_alias=True, mode="validation")
+    schema = _closed_pattern_maps(schema)
+    if name == "recipe.schema.json":
+        schema = _with_partial_children(schema)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": ID_BASE + name, **schema}
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _closed_pattern_maps(node: Any) -> Any:
+    """pydantic checks every key of a `dict[Pattern, V]`; JSON Schema's patternProperties alone lets
+    other keys through, so close those maps."""
+    if isinstance(node, dict):
+        out = {k: _closed_pattern_maps(v) for k, v in node.items()}
+        if "patternProperties" in out and "additionalProperties" not in out:
+            out["additionalProperties"] = False
+        return out
+    if isinstance(node, list):
+        return [_closed_pattern_maps(v) for v in node]
+    return node
+
+
+def _with_partial_children(schema: dict[str, Any]) -> dict[str, Any]:
+    """A recipe that `extends` another holds only its difference: every field is optional there,
+    while types, ranges, enums and unknown-field rules still apply. Editors and CI validators get
+    that from the schema itself (if extends then the partial shape, else the full one)."""
+    defs = schema.pop("$defs", {})
+    full = {**schema}
+    partial_defs = {f"{k}Partial": _partial(v) for k, v in defs.items()}
+    return {
+        "title": full.get("title", "Recipe"),
+        "description": full.get("description", ""),
+        "$defs": {**defs, **partial_defs, "Recipe": full, "RecipePartial": _partial(full)},
+        "if": {"required": ["extends"]},
+        "then": {"$ref": "#/$defs/RecipePartial"},
+        "else": {"$ref": "#/$defs/Recipe"},
+    }
+
+
+def _partial(node: Any) -> Any:
+    if isinstance(node, dict):
+        out = {k: _partial(v) for k, v in node.items() if k != "required"}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            out["$ref"] = ref + "Partial"
+        return out
+    if isinstance(node, list):
+        return [_partial(v) for v in node]
+    return node
 
 
 def write(out_dir: Path, check: bool = False) -> list[str]:
