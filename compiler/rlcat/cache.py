@@ -13,9 +13,10 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from .files import atomic_write
 
 FORMAT = 1
 PACKAGE = Path(__file__).resolve().parent
@@ -69,7 +70,7 @@ def lookup(argv: list[str]) -> dict[str, Any] | None:
 
 def replay(entry: dict[str, Any]) -> int:
     for path, text in entry.get("files", {}).items():
-        _atomic_write(Path(path), text)
+        atomic_write(Path(path), text)
     sys.stdout.write(entry.get("stdout", ""))
     sys.stderr.write(entry.get("stderr", ""))
     return 0
@@ -93,18 +94,6 @@ def store(argv: list[str], deps: list[str], stdout: str, stderr: str, files: dic
     }
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _atomic_write(folder / f"{key(argv)}.json", json.dumps(entry))
+        atomic_write(folder / f"{key(argv)}.json", json.dumps(entry))
     except OSError:
         pass
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

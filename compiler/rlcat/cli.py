@@ -15,6 +15,7 @@ from typing import Annotated, Optional
 import typer
 
 from .diagnostics import Diagnostic, ExitCode, RlcatError, Severity
+from .files import atomic_write
 
 app = typer.Typer(
     name="rlcat",
@@ -79,20 +80,12 @@ def _write_output(text: str, output: Path | None) -> None:
     if output.is_dir():
         raise RlcatError([Diagnostic("RLC105", f"-o {output}: is a directory; name a file")])
     try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
+        atomic_write(output, text)
     except OSError as exc:
         raise RlcatError(
             [Diagnostic("RLC105", f"-o {output}: cannot write there ({exc.strerror or exc})")]
         ) from None
     written_files[str(output.resolve())] = text
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @app.command(

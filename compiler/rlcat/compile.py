@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from .catalog import Catalog
 from .diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from .lower import Lowered, Target, lower
@@ -256,25 +254,10 @@ def _as_layer(origin: Origin, layer: Layer) -> Origin:
 
 
 def _command_line_override(text: str) -> Setting:
-    key, sep, raw = text.partition("=")
-    key = key.strip().lstrip("+")
-    if not sep or not key:
-        raise RlcatError(
-            [
-                diag(
-                    "RLC105",
-                    f"--override expects verl.key=value, got '{text}'",
-                    hint="for example: --override trainer.save_freq=50",
-                )
-            ]
-        )
-    try:
-        from .load import parse_value
+    from .resolve import parse_assignment
 
-        value = parse_value(raw) if raw.strip() else ""
-    except yaml.YAMLError:
-        value = raw
-    return Setting(key, value, Origin(Layer.COMMAND_LINE, f"--override {text}"))
+    key, value = parse_assignment(text, "--override", "verl.key", "trainer.save_freq=50")
+    return Setting(key.lstrip("+"), value, Origin(Layer.COMMAND_LINE, f"--override {text}"))
 
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -123,21 +123,8 @@ def _load_chain(path: Path, catalog: Catalog, chain: list[str]) -> Source:
     doc = load_yaml(path, display_path(path))
     origins = _origins_from(doc, Layer.RECIPE)
     name = doc.data.get("name")
-    if isinstance(name, str) and name != path.stem:
-        line_, col_ = doc.positions.get(("name",), (None, None))
-        raise RlcatError(
-            [
-                diag(
-                    "RLC103",
-                    f"recipe file {path.name} declares name '{name}'",
-                    file=doc.file,
-                    line=line_,
-                    col=col_,
-                    key="name",
-                    hint=f"a recipe's name is its file name: use '{path.stem}'",
-                )
-            ]
-        )
+    if isinstance(name, str):
+        check_name(doc, path, "recipe", name)
     parent = doc.data.get("extends")
     if parent is None:
         return Source(doc.data, origins, [doc.file])
@@ -244,22 +231,10 @@ def platform_block(source: Source, names: list[str]) -> Source:
 def command_line_sets(source: Source, assignments: list[str]) -> Source:
     """Apply `--set section.field=value` (value in YAML syntax) as the command-line layer."""
     for text in assignments:
-        dotted_key, sep, raw = text.partition("=")
-        parts = tuple(dotted_key.strip().split("."))
-        if not sep or not all(parts):
-            raise RlcatError(
-                [
-                    diag(
-                        "RLC105",
-                        f"--set expects section.field=value, got '{text}'",
-                        hint="for example: --set batch.mini_batch_size=64",
-                    )
-                ]
-            )
-        try:
-            value = parse_value(raw) if raw.strip() else ""
-        except yaml.YAMLError:
-            value = raw
+        dotted_key, value = parse_assignment(text, "--set", "section.field", "batch.mini_batch_size=64")
+        parts = tuple(dotted_key.split("."))
+        if not all(parts):
+            raise RlcatError([diag("RLC105", f"--set expects section.field=value, got '{text}'")])
         if parts[0] not in LAYER_FIELDS:
             raise RlcatError(
                 [
@@ -274,6 +249,28 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
             )
         source = replace_at(source, parts, value, Origin(Layer.COMMAND_LINE, f"--set {text}"))
     return source
+
+
+def parse_assignment(text: str, flag: str, shape: str, example: str) -> tuple[str, Any]:
+    """`key=value` from the command line; the value is read as recipe files read values (YAML, with
+    1e-6 a number), and kept as text when it is not valid YAML."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    f"{flag} expects {shape}=value, got '{text}'",
+                    hint=f"for example: {flag} {example}",
+                )
+            ]
+        )
+    try:
+        value = parse_value(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key, value
 
 
 def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin) -> Source:
@@ -297,6 +294,26 @@ def validate_recipe(source: Source) -> Recipe:
     return validate(Recipe, source.data, source.locate)
 
 
+def check_name(doc: Document, path: Path, kind: str, name: str) -> None:
+    """Entries are found by file name, so the `name:` inside must be the file's stem."""
+    if name == path.stem:
+        return
+    line, col = doc.positions.get(("name",), (None, None))
+    raise RlcatError(
+        [
+            diag(
+                "RLC103",
+                f"{kind} file {path.name} declares name '{name}'",
+                file=doc.file,
+                line=line,
+                col=col,
+                key="name",
+                hint=f"a {kind}'s name is its file name: use '{path.stem}'",
+            )
+        ]
+    )
+
+
 def load_entry(
     kind: Kind,
     name: str,
@@ -311,22 +328,7 @@ def load_entry(
     path = catalog.find(kind, name, file=file, line=line, key=key)
     doc = load_yaml(path, display_path(path))
     entry = validate(model, doc.data, lambda p: (doc.file, *(doc.position(p) or (None, None))))
-    entry_name = getattr(entry, "name", name)
-    if entry_name != path.stem:
-        line_, col = doc.positions.get(("name",), (None, None))
-        raise RlcatError(
-            [
-                diag(
-                    "RLC103",
-                    f"{kind} file {path.name} declares name '{entry_name}'",
-                    file=doc.file,
-                    line=line_,
-                    col=col,
-                    key="name",
-                    hint=f"a {kind}'s name is its file name: use '{path.stem}'",
-                )
-            ]
-        )
+    check_name(doc, path, kind, getattr(entry, "name", name))
     return entry, Origin(Layer.RECIPE, f"catalog {kind} {name}", doc.file, 1)
 
 

@@ -19,7 +19,7 @@ from .diagnostics import Diagnostic, RlcatError, Severity, diag
 from .load import load_yaml
 from .model import DatasetEntry, ModelEntry, PlatformProfile
 from .paths import display_path
-from .resolve import load_recipe_source, resolve
+from .resolve import check_name, load_recipe_source, resolve
 from .validation import validate
 
 # A recipe is checked on the project's two primary platforms and on every platform its
@@ -105,20 +105,7 @@ def validate_file(path: Path, catalog: Catalog, platforms: list[str] | None) -> 
 def _validate_entry(path: Path, kind: str) -> list[Diagnostic]:
     doc = load_yaml(path, display_path(path))
     entry = validate(ENTRY_MODELS[kind], doc.data, lambda p: (doc.file, *(doc.position(p) or (None, None))))
-    name = getattr(entry, "name", path.stem)
-    if name != path.stem:
-        line, col = doc.positions.get(("name",), (None, None))
-        return [
-            diag(
-                "RLC103",
-                f"{kind[:-1]} file {path.name} declares name '{name}'",
-                file=doc.file,
-                line=line,
-                col=col,
-                key="name",
-                hint=f"an entry's name is its file name: use '{path.stem}'",
-            )
-        ]
+    check_name(doc, path, kind[:-1], getattr(entry, "name", path.stem))
     return []
 
 
