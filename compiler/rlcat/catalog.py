@@ -69,7 +69,7 @@ class Catalog:
         if name in table:
             return table[name]
         code = {"recipe": "RLC201", "platform": "RLC204"}.get(kind, "RLC202")
-        where = ", ".join(display_path(r / KIND_DIRS[kind]) for r in self.roots)
+        where = ", ".join(dict.fromkeys(display_path(r / KIND_DIRS[kind]) for r in self.roots))
         raise RlcatError(
             [
                 diag(

@@ -391,6 +391,8 @@ def validate_cmd(
         root = builtin_root()
         targets = [root / "recipes", root / "catalog"]
     cat = _catalog([*(catalog or []), *roots_for(targets)])
+    for name in platform or []:
+        cat.find("platform", name, key="--platform")  # an unknown platform is a usage error
     report = validate_paths(targets, cat, list(platform or []) or None)
     _write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
     if any(d.code in UNREADABLE and d.severity >= Severity.ERROR for d in report.diagnostics):
@@ -458,6 +460,10 @@ def dev_fetch_verl() -> None:
 
     for path in trees.fetch(list(trees.VERL_VERSIONS), quiet=True):
         sys.stdout.write(f"{path}\n")
+    # wheels for the pre-commit test, which installs the hook in a fresh virtualenv offline
+    from . import devdata
+
+    sys.stdout.write(f"{devdata.fetch_wheelhouse(quiet=True)}\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ the parent file and a value from a platform block points at that block.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,6 +19,7 @@ from .catalog import Catalog, Kind
 from .diagnostics import RlcatError, diag, suggestion_hint
 from .load import Document, Path_, dotted, load_yaml, parse_value
 from .model import DatasetEntry, ModelEntry, PlatformProfile, Recipe
+from .model.base import NAME_PATTERN
 from .paths import display_path
 from .plan import Layer, Origin
 from .validation import validate
@@ -156,6 +158,21 @@ def _load_chain(path: Path, catalog: Catalog, chain: list[str]) -> Source:
                     col=col,
                     key="extends",
                     hint="a recipe cannot extend itself or one that extends it",
+                )
+            ]
+        )
+    if not re.match(NAME_PATTERN, parent):
+        # never a path: extends can only reach recipes in the catalog roots, by name
+        raise RlcatError(
+            [
+                diag(
+                    "RLC103",
+                    f"'{parent}' is not a recipe name",
+                    file=doc.file,
+                    line=line,
+                    col=col,
+                    key="extends",
+                    hint="extends takes the name of a catalog recipe, not a file path",
                 )
             ]
         )

@@ -1,0 +1,207 @@
+"""The `rlcat-validate` pre-commit hook, installed and run by the real pre-commit in a throwaway
+recipes repository, offline: pre-commit builds the hook's virtualenv with `pip install .` from a
+copy of this checkout (committed in a throwaway repository), and pip takes every distribution from
+the wheelhouse that `rlcat dev fetch-verl` downloads (`PIP_NO_INDEX=1`, `PIP_FIND_LINKS=...`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rlcat import devdata
+
+from conftest import REPO
+
+HOOK_ID = "rlcat-validate"
+# What a checkout holds that is not part of rlcat's source (mirrors .gitignore).
+TOP_LEVEL_NOT_SOURCE = {".git", ".verl", ".venv", "build", "dist", "site"}
+ANYWHERE_NOT_SOURCE = shutil.ignore_patterns(
+    "__pycache__", "*.egg-info", ".*_cache", ".hypothesis", "artifacts"
+)
+
+
+def _not_source(folder: str, names: list[str]) -> set[str]:
+    ignored = set(ANYWHERE_NOT_SOURCE(folder, names))
+    if Path(folder) == REPO:
+        ignored |= TOP_LEVEL_NOT_SOURCE & set(names)
+    return ignored
+
+
+def _env(**extra: str) -> dict[str, str]:
+    """The caller's environment without settings that would leak into git, pip or the hook's venv."""
+    leaky = ("GIT_", "PIP_", "PRE_COMMIT", "VIRTUALENV_", "RLCAT_PATH")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(leaky)}
+    for name in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
+        env.pop(name, None)
+    return {**env, **extra}
+
+
+def _git(cwd: Path, *args: str) -> str:
+    run = subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=rlcat test",
+            "-c",
+            "user.email=test@rlcat.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, f"git {' '.join(args)}: {run.stderr}"
+    return run.stdout.strip()
+
+
+def _rlcat_repo(dest: Path) -> str:
+    """A git repository holding this checkout's working tree (committed or not) in one commit; its sha.
+
+    A copy rather than a clone, so that the test checks the hooks file and the code as they are now.
+    """
+    shutil.copytree(REPO, dest, ignore=_not_source)
+    _git(dest, "init", "-q")
+    _git(dest, "add", "-A")
+    _git(dest, "commit", "-q", "--no-verify", "-m", "rlcat under test")
+    return _git(dest, "rev-parse", "HEAD")
+
+
+def _recipes_repo(root: Path, rlcat_src: Path, rev: str) -> int:
+    """A user's recipes repository with one good and one bad recipe; returns the bad line's number."""
+    (root / "recipes").mkdir(parents=True)
+    seed = (REPO / "recipes" / "gsm8k_qwen3_8b_fsdp.yaml").read_text(encoding="utf-8")
+    assert "\nname: gsm8k_qwen3_8b_fsdp\n" in seed
+    (root / "recipes" / "good_recipe.yaml").write_text(
+        seed.replace("\nname: gsm8k_qwen3_8b_fsdp\n", "\nname: good_recipe\n"), encoding="utf-8"
+    )
+    bad = seed.replace("\nname: gsm8k_qwen3_8b_fsdp\n", "\nname: bad_recipe\n")
+    bad = bad.replace("\nmode: colocate\n", "\nmode: colocate\nrollout_mode: async\n")
+    (root / "recipes" / "bad_recipe.yaml").write_text(bad, encoding="utf-8")
+    bad_line = bad.splitlines().index("rollout_mode: async") + 1
+    config = {
+        "repos": [{"repo": str(rlcat_src), "rev": rev, "hooks": [{"id": HOOK_ID}]}],
+    }
+    (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    (root / "README.md").write_text("recipes\n", encoding="utf-8")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    return bad_line
+
+
+def _pre_commit(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--color", "never", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
+    wheelhouse = devdata.wheelhouse_dir()
+    if not devdata.is_complete(wheelhouse):
+        pytest.skip(
+            f"the wheelhouse for the offline hook install is not fetched ({wheelhouse}): "
+            "run `rlcat dev fetch-verl` once, with network"
+        )
+    probe = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "--version"], capture_output=True, check=False
+    )
+    assert probe.returncode == 0, 'pre-commit is missing: pip install -e ".[test]"'
+
+    rev = _rlcat_repo(tmp_path / "rlcat-src")
+    project = tmp_path / "recipes-repo"
+    bad_line = _recipes_repo(project, tmp_path / "rlcat-src", rev)
+    env = _env(
+        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS=str(wheelhouse),
+        PIP_CONFIG_FILE=os.devnull,  # no pip.conf: its index or options must not matter
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_CACHE_DIR=str(tmp_path / "pip-cache"),
+        VIRTUALENV_OVERRIDE_APP_DATA=str(tmp_path / "virtualenv-app-data"),
+        VIRTUALENV_NO_PERIODIC_UPDATE="1",
+    )
+
+    everything = _pre_commit(project, env, "--all-files")
+    output = everything.stdout + everything.stderr
+    assert "An unexpected error has occurred" not in output, output
+    assert everything.returncode == 1, output
+    assert f"- hook id: {HOOK_ID}" in output and "Failed" in output, output
+    finding = f"recipes/bad_recipe.yaml:{bad_line}:1 RLC101 error: unknown field 'rollout_mode'"
+    assert any(line.startswith(finding) for line in output.splitlines()), output
+    assert "good_recipe" not in output, output
+    assert "2 files checked" in output, output  # README.md and the config are not recipes
+
+    good = _pre_commit(project, env, "--files", "recipes/good_recipe.yaml")
+    output = good.stdout + good.stderr
+    assert good.returncode == 0, output
+    assert "rlcat validate" in output and "Passed" in output, output
+    # the hook's environment was built once, from the wheelhouse (pip could reach nothing else), and
+    # the second run reused it
+    envs = list((tmp_path / "pre-commit-home").glob("repo*/py_env-*"))
+    assert len(envs) == 1, envs
+    assert "Installing environment" not in output, output
+
+
+def test_requirements_cover_the_build_and_the_runtime() -> None:
+    reqs = devdata.requirements()
+    assert "hatchling>=1.25" in reqs
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'requires = ["hatchling>=1.25"]' in pyproject, "keep devdata.BUILD_REQUIREMENTS in step"
+    parsed = devdata.dependencies_from_text(pyproject)
+    assert parsed and {"pydantic", "PyYAML", "typer"} <= {r.split(">")[0].split("=")[0] for r in parsed}
+    assert [r for r in reqs if r not in devdata.BUILD_REQUIREMENTS] == parsed
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        assert parsed == tomllib.loads(pyproject)["project"]["dependencies"]
+
+
+def test_dependencies_parser_without_tomllib() -> None:
+    text = (
+        '[build-system]\nrequires = ["x"]\ndependencies = ["not-project"]\n'
+        "[project]  # the package\n"
+        'name = "a"\n'
+        'dependencies = ["a[b]>=1", \'c; python_version < "3.11"\',  # a ] in a comment\n'
+        '  "d",  # "e" is commented out\n'
+        "]\n"
+        '[tool.x]\ndependencies = ["z"]\n'
+    )
+    assert devdata.dependencies_from_text(text) == ["a[b]>=1", 'c; python_version < "3.11"', "d"]
+
+
+def test_hook_files_pattern_matches_recipes_and_catalog_entries_only() -> None:
+    (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    files = re.compile(hook["files"])
+    shipped = [p.relative_to(REPO).as_posix() for d in ("recipes", "catalog") for p in (REPO / d).rglob("*")]
+    assert [p for p in shipped if p.endswith(".yaml") and not files.search(p)] == []
+    for path in ("rl/recipes/team/run.yml", "recipes/x.yml", "sub/catalog/models/m.yaml"):
+        assert files.search(path), path
+    for path in (
+        ".pre-commit-config.yaml",
+        ".github/workflows/rlcat.yml",
+        "docs/examples/rlcat-validate.yml",
+        "catalog/notes.yaml",
+        "catalog/models.yaml",
+        "myrecipes/x.yaml",
+        "recipes/README.md",
+        "schemas/recipe.schema.json",
+    ):
+        assert not files.search(path), path
+    assert hook["entry"] == "rlcat validate" and hook["language"] == "python"
+    assert hook.get("pass_filenames", True) and "yaml" in hook["types"]
