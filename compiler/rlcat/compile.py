@@ -63,10 +63,13 @@ class Compiled:
         return {s.key: str(s.value) for s in self.env}
 
 
-def compile_request(req: Request, catalog: Catalog | None = None) -> Compiled:
-    """Compile a recipe for a platform; raises RlcatError when it cannot be compiled."""
+def compile_request(req: Request, catalog: Catalog | None = None, source: Source | None = None) -> Compiled:
+    """Compile a recipe for a platform; raises RlcatError when it cannot be compiled.
+
+    `source`, when given, is the recipe already loaded (validate compiles one file on several
+    platforms and loads it once)."""
     catalog = catalog or Catalog.default()
-    source = load_recipe_source(req.recipe, catalog)
+    source = source or load_recipe_source(req.recipe, catalog)
     profile, profile_origin = load_platform(req.platform, catalog)
     source = _choose_axes(source, req)
     target = Target(profile, verl_index.groups(profile.verl_index))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from functools import cache
 from pathlib import Path
 
 _read: dict[str, None] = {}  # ordered set of absolute paths
@@ -9,7 +11,12 @@ _read: dict[str, None] = {}  # ordered set of absolute paths
 
 def record(path: Path) -> None:
     """Note that a file's content (or a folder's listing) shaped this command's output."""
-    _read[str(path.resolve())] = None
+    _read[_absolute(str(path), os.getcwd())] = None
+
+
+@cache
+def _absolute(path: str, cwd: str) -> str:
+    return str(Path(cwd, path).resolve())
 
 
 def recorded() -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
+from functools import cache
 
 DOCS_BASE = "https://rlcat.readthedocs.io/en/latest/diagnostics/"
 
@@ -143,11 +144,20 @@ def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
     import difflib
 
     pool = sorted(set(choices))
+    if len(pool) > 64:
+        # difflib compares every pair of characters: keep the 64 names sharing the most bigrams
+        grams = _bigrams(word)
+        pool = sorted(pool, key=lambda c: -len(grams & _bigrams(c)) / (len(grams | _bigrams(c)) or 1))[:64]
     found = difflib.get_close_matches(word, pool, n=n, cutoff=0.6)
     if not found and "." in word:
         tail = word.rsplit(".", 1)[1]
         found = [c for c in pool if c.rsplit(".", 1)[-1] == tail][:n]
     return found
+
+
+@cache
+def _bigrams(text: str) -> frozenset[str]:
+    return frozenset(text[i : i + 2] for i in range(len(text) - 1))
 
 
 def suggestion_hint(word: str, choices: Iterable[str]) -> str | None:

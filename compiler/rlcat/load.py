@@ -225,7 +225,17 @@ class _Builder:
                 path,
             )
             return None
-        return _constructor.construct_object(node, deep=True)
+        value = _constructor.construct_object(node, deep=True)
+        if isinstance(value, str) and "\x00" in value:
+            self._error(
+                "RLC103",
+                "NUL character in a value (written as an escape)",
+                node,
+                path,
+                hint="a NUL cannot appear in a command line, an environment variable or a shell script",
+            )
+            return None
+        return value
 
     def _mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict[str, Any]:
         if node.tag != "tag:yaml.org,2002:map":

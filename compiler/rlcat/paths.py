@@ -42,10 +42,16 @@ def schemas_dir() -> Path:
 
 def display_path(path: Path) -> str:
     """A short, stable name for a file in diagnostics and provenance: relative to its data root."""
-    resolved = path.resolve()
-    for base in (builtin_root(), Path.cwd()):
+    return _display(str(path), os.getcwd())
+
+
+@cache
+def _display(path: str, cwd: str) -> str:
+    # cached: validating a thousand recipes asks for the same few names thousands of times
+    resolved = Path(path).resolve()
+    for base in (builtin_root(), Path(cwd)):
         try:
             return resolved.relative_to(base.resolve()).as_posix()
         except ValueError:
             continue
-    return str(path)
+    return path

@@ -121,7 +121,7 @@ class Plan:
         entries.insert(at, setting)
 
     def active_overrides(self) -> list[Setting]:
-        return [h.final for h in self.overrides.values() if not h.removed]
+        return [s for h in self.overrides.values() if (s := h.entries[-1]).value is not REMOVED]
 
     def active_env(self) -> list[Setting]:
-        return [h.final for h in self.env.values() if not h.removed]
+        return [s for h in self.env.values() if (s := h.entries[-1]).value is not REMOVED]

@@ -65,14 +65,19 @@ class Source:
             path = path[:-1]
 
 
-def _origins_from(doc: Document, layer: Layer, prefix: Path_ = (), strip: int = 0) -> dict[Path_, Origin]:
-    out: dict[Path_, Origin] = {}
-    for path, (line, col) in doc.positions.items():
-        if len(path) < strip or path[:strip] != prefix[:strip]:
-            continue
-        rel = path[strip:]
-        out[rel] = Origin(layer, f"{doc.file}:{line}", doc.file, line, col)
-    return out
+_origins_memo: dict[tuple[int, Layer], tuple[Document, dict[Path_, Origin]]] = {}
+
+
+def _origins_from(doc: Document, layer: Layer) -> dict[Path_, Origin]:
+    """The origin of every value of a parsed file (memoised per document: parents are shared)."""
+    memo = _origins_memo.get((id(doc), layer))
+    if memo is None or memo[0] is not doc:
+        origins = {
+            path: Origin(layer, f"{doc.file}:{line}", doc.file, line, col)
+            for path, (line, col) in doc.positions.items()
+        }
+        memo = _origins_memo[(id(doc), layer)] = (doc, origins)
+    return dict(memo[1])
 
 
 def _merge(
@@ -161,7 +166,7 @@ def _load_chain(path: Path, catalog: Catalog, chain: list[str]) -> Source:
                 )
             ]
         )
-    if not re.match(NAME_PATTERN, parent):
+    if not re.fullmatch(NAME_PATTERN.strip("^$"), parent) or len(parent) > 100:
         # never a path: extends can only reach recipes in the catalog roots, by name
         raise RlcatError(
             [
@@ -331,6 +336,10 @@ def check_name(doc: Document, path: Path, kind: str, name: str) -> None:
     )
 
 
+# Validated catalog entries per parsed file (entries are frozen models, safe to share).
+_entries: dict[tuple[str, int, type[BaseModel]], tuple[Document, BaseModel]] = {}
+
+
 def load_entry(
     kind: Kind,
     name: str,
@@ -344,9 +353,14 @@ def load_entry(
     """Load and validate a catalog entry by name; its origin points at the entry's file."""
     path = catalog.find(kind, name, file=file, line=line, key=key)
     doc = load_yaml(path, display_path(path))
-    entry = validate(model, doc.data, lambda p: (doc.file, *(doc.position(p) or (None, None))))
-    check_name(doc, path, kind, getattr(entry, "name", name))
-    return entry, Origin(Layer.RECIPE, f"catalog {kind} {name}", doc.file, 1)
+    cached = _entries.get((kind, id(doc), model))
+    if cached is not None and cached[0] is doc:
+        entry = cached[1]
+    else:
+        entry = validate(model, doc.data, lambda p: (doc.file, *(doc.position(p) or (None, None))))
+        check_name(doc, path, kind, getattr(entry, "name", name))
+        _entries[(kind, id(doc), model)] = (doc, entry)
+    return entry, Origin(Layer.RECIPE, f"catalog {kind} {name}", doc.file, 1)  # type: ignore[return-value]
 
 
 @dataclass
@@ -372,6 +386,23 @@ class Resolved:
 def resolve(source: Source, catalog: Catalog) -> Resolved:
     """Validate the merged recipe data and look up its model and dataset."""
     recipe = validate_recipe(source)
+    known = catalog.names("platform")
+    for block in recipe.platforms:
+        if block not in known:  # a block for a platform that does not exist is a typo
+            f, line, col = source.locate(("platforms", block))
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC204",
+                        f"platforms.{block}: unknown platform '{block}'",
+                        file=f,
+                        line=line,
+                        col=col,
+                        key=f"platforms.{block}",
+                        hint=suggestion_hint(block, known),
+                    )
+                ]
+            )
     refs = {}
     for kind, entry_model in (("model", ModelEntry), ("dataset", DatasetEntry)):
         name = getattr(recipe, kind)

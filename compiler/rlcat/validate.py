@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from .catalog import Catalog
 from .compile import Request, compile_request
-from .diagnostics import Diagnostic, RlcatError, Severity, diag, suggestion_hint
+from .diagnostics import Diagnostic, RlcatError, Severity, diag
 from .load import load_yaml
 from .model import DatasetEntry, ModelEntry, PlatformProfile
 from .paths import display_path
@@ -114,27 +114,11 @@ def _validate_recipe(path: Path, catalog: Catalog, platforms: list[str] | None) 
     recipe = resolve(source, catalog).recipe
     targets = platforms or list(dict.fromkeys([*DEFAULT_TARGETS, *recipe.platforms]))
     known = catalog.names("platform")
-    unknown = [t for t in recipe.platforms if t not in known]
-    for name in unknown:  # a platforms: block for a platform that does not exist is a typo
-        file, line, col = source.locate(("platforms", name))
-        raise RlcatError(
-            [
-                diag(
-                    "RLC204",
-                    f"platforms.{name}: unknown platform '{name}'",
-                    file=file,
-                    line=line,
-                    col=col,
-                    key=f"platforms.{name}",
-                    hint=suggestion_hint(name, known),
-                )
-            ]
-        )
     targets = [t for t in targets if t in known]
     found: dict[tuple[object, ...], tuple[Diagnostic, list[str]]] = {}
     for platform in targets:
         try:
-            diagnostics = compile_request(Request(str(path), platform), catalog).diagnostics
+            diagnostics = compile_request(Request(str(path), platform), catalog, source).diagnostics
         except RlcatError as exc:
             diagnostics = exc.diagnostics
         for d in diagnostics:

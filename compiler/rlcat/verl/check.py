@@ -123,10 +123,10 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
 
 
 def _key_in_release(setting: Setting, index: KeyIndex) -> str | None:
-    for candidate in (setting.key, *setting.alternatives):
-        if index.has(candidate):
-            return candidate
-    return None
+    keys = index.keys
+    if setting.key in keys:
+        return setting.key
+    return next((k for k in setting.alternatives if k in keys), None)
 
 
 def _where(setting: Setting) -> dict[str, Any]:

@@ -1,0 +1,138 @@
+"""Build the site with MkDocs (Python API) and serve it; MkDocs is imported here only.
+
+Two builds of the same checkout give identical files: the build time stamp MkDocs uses is pinned
+(SOURCE_DATE_EPOCH), and the sitemap, which needs a site_url this site does not have and would carry
+that stamp, is not written.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import logging
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..diagnostics import Diagnostic, RlcatError
+
+# Any fixed date: the sitemap (dropped) is the only output that would show it.
+SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip file can hold
+DROPPED = ("sitemap.xml", "sitemap.xml.gz")
+
+
+def need_mkdocs() -> None:
+    import importlib.util
+
+    if any(importlib.util.find_spec(name) is None for name in ("mkdocs", "material")):
+        raise RlcatError(
+            [
+                Diagnostic(
+                    "RLC105",
+                    "rlcat docs needs MkDocs and the Material theme",
+                    hint="pip install 'rlcat[docs]'  (or: pip install mkdocs mkdocs-material)",
+                )
+            ]
+        )
+
+
+@contextmanager
+def _environment() -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in ("SOURCE_DATE_EPOCH", "NO_MKDOCS_2_WARNING")}
+    os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
+    os.environ["NO_MKDOCS_2_WARNING"] = "1"  # Material's start-up banner, not a build problem
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def build_site(root: Path, out: Path) -> list[str]:
+    """Build docs/ (as mkdocs.yml describes it) into `out`; returns MkDocs' warnings (none in strict
+    mode, where a warning fails the build with RLC105)."""
+    need_mkdocs()
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    logger = logging.getLogger("mkdocs")
+    collect = _Collect()
+    propagate, level = logger.propagate, logger.level
+    logger.addHandler(collect)
+    logger.propagate = False  # MkDocs' INFO lines are noise here; warnings are collected
+    logger.setLevel(logging.INFO)
+    try:
+        with _environment():
+            config = load_config(str(root / "mkdocs.yml"), site_dir=str(out.resolve()))
+            build(config)
+    except MkDocsException as exc:
+        lines = "; ".join(collect.messages) or str(exc)
+        raise RlcatError([Diagnostic("RLC105", f"the site does not build: {exc}", hint=lines)]) from None
+    finally:
+        logger.removeHandler(collect)
+        logger.propagate, logger.level = propagate, level
+    for name in DROPPED:
+        (out / name).unlink(missing_ok=True)
+    return collect.messages
+
+
+def clean(out: Path) -> None:
+    if out.is_dir():
+        shutil.rmtree(out)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without a log line per request."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class SiteServer(http.server.ThreadingHTTPServer):
+    """A browser that leaves a page drops the requests it no longer needs: not an error."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
+def server(directory: Path, port: int = 0, host: str = "127.0.0.1") -> SiteServer:
+    """An HTTP server for a built site (port 0: any free port); call serve_forever() on it."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    return SiteServer((host, port), handler)
+
+
+def serve(directory: Path, port: int, host: str = "127.0.0.1", timeout: float = 0) -> None:
+    """Serve a built site until Ctrl-C, or for `timeout` seconds when it is positive."""
+    import threading
+
+    with server(directory, port, host) as httpd:
+        url = f"http://{host}:{httpd.server_address[1]}/"
+        until = f"for {timeout:g} s" if timeout > 0 else "until Ctrl-C"
+        sys.stdout.write(f"serving {directory} at {url} ({until})\n")
+        sys.stdout.flush()
+        if timeout > 0:
+            stopper = threading.Timer(timeout, httpd.shutdown)
+            stopper.start()
+            try:
+                httpd.serve_forever()
+            finally:
+                stopper.cancel()
+        else:
+            httpd.serve_forever()

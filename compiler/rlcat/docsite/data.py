@@ -1,0 +1,164 @@
+"""What the docs are generated from: the shipped catalog compiled on every platform, once.
+
+`load_site(root)` reads the recipes, catalog entries and platform profiles of one checkout (never
+RLCAT_PATH or --catalog folders: the docs describe what ships) and compiles every recipe on every
+platform for every engine, mode and backend it allows. Pages only read this object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..catalog import Catalog
+from ..compile import Compiled, Request, compile_request
+from ..diagnostics import Diagnostic, RlcatError, Severity
+from ..model import DatasetEntry, ModelEntry, PlatformProfile, Recipe
+from ..model.platform import SupportCell
+from ..resolve import Resolved, load_entry, load_platform, load_recipe_source, resolve
+
+GUARD_FAMILIES = ("5", "6", "7", "8")  # RLC5xx-RLC8xx are known-issue guards
+
+
+def is_guard_code(code: str) -> bool:
+    return len(code) == 6 and code.startswith("RLC") and code[3] in GUARD_FAMILIES
+
+
+@dataclass
+class Cell:
+    """One recipe compiled for one platform, mode, engine and backend (or the reason it did not)."""
+
+    recipe: str
+    platform: str
+    mode: str
+    engine: str
+    backend: str
+    compiled: Compiled | None
+    diagnostics: list[Diagnostic]
+    support: SupportCell | None
+
+    @property
+    def compiles(self) -> bool:
+        return self.compiled is not None
+
+    @property
+    def status(self) -> str:
+        """The platform's word on this cell: supported, untested, known-broken, or unknown."""
+        return self.support.status if self.support else "unknown"
+
+    @property
+    def guards(self) -> list[Diagnostic]:
+        """Guard findings (RLC5xx-8xx), in the order the compile reported them."""
+        return [d for d in self.diagnostics if is_guard_code(d.code)]
+
+    @property
+    def guard_ids(self) -> list[str]:
+        return sorted({d.code for d in self.guards})
+
+    @property
+    def known_issue(self) -> bool:
+        """A known issue: the platform marks the cell broken, it does not compile, or a guard
+        reports a warning or an error that it could not fix."""
+        return (
+            self.status == "known-broken"
+            or not self.compiles
+            or any(d.severity >= Severity.WARNING for d in self.guards)
+        )
+
+
+@dataclass
+class Site:
+    root: Path
+    recipes: dict[str, Resolved]
+    platforms: dict[str, PlatformProfile]
+    models: dict[str, ModelEntry]
+    datasets: dict[str, DatasetEntry]
+    cells: list[Cell] = field(default_factory=list)
+
+    def recipe(self, name: str) -> Recipe:
+        return self.recipes[name].recipe
+
+    def recipe_cells(self, name: str) -> list[Cell]:
+        """The recipe's own mode and backend, every engine it allows, on every platform."""
+        r = self.recipe(name)
+        return [c for c in self.cells if c.recipe == name and (c.mode, c.backend) == (r.mode, r.backend)]
+
+    def cell(self, recipe: str, platform: str, engine: str) -> Cell:
+        r = self.recipe(recipe)
+        for c in self.cells:
+            if (c.recipe, c.platform, c.engine, c.mode, c.backend) == (
+                recipe,
+                platform,
+                engine,
+                r.mode,
+                r.backend,
+            ):
+                return c
+        raise KeyError((recipe, platform, engine))
+
+    def engines(self, name: str) -> list[str]:
+        """The recipe's engine first, then the other engines it allows."""
+        r = self.recipe(name)
+        return [r.engine, *(e for e in r.variants.engine if e != r.engine)]
+
+
+def axis_values(r: Recipe) -> tuple[list[str], list[str], list[str]]:
+    """(modes, engines, backends) the recipe allows, its own value first."""
+    modes: list[str] = [r.mode, *(m for m in r.variants.mode if m != r.mode)]
+    engines: list[str] = [r.engine, *(e for e in r.variants.engine if e != r.engine)]
+    backends: list[str] = [r.backend, *(b for b in r.variants.backend if b != r.backend)]
+    return modes, engines, backends
+
+
+def load_site(root: Path) -> Site:
+    catalog = Catalog([root])
+    recipes = {
+        name: resolve(load_recipe_source(name, catalog), catalog) for name in sorted(catalog.names("recipe"))
+    }
+    platforms = {name: load_platform(name, catalog)[0] for name in sorted(catalog.names("platform"))}
+    models = {
+        name: load_entry("model", name, ModelEntry, catalog)[0] for name in sorted(catalog.names("model"))
+    }
+    datasets = {
+        name: load_entry("dataset", name, DatasetEntry, catalog)[0]
+        for name in sorted(catalog.names("dataset"))
+    }
+    site = Site(root, recipes, platforms, models, datasets)
+    for name, resolved in recipes.items():
+        r = resolved.recipe
+        modes, engines, backends = axis_values(r)
+        for platform, profile in platforms.items():
+            support: dict[tuple[str, str, str], SupportCell] = {
+                (s.mode, s.engine, s.backend): s for s in profile.support
+            }
+            for mode in modes:
+                for engine in engines:
+                    for backend in backends:
+                        # only the axes that differ from the recipe's own go on the "command line",
+                        # so the origins read as they would for someone compiling the recipe
+                        req = Request(
+                            name,
+                            platform,
+                            engine=None if engine == r.engine else engine,
+                            mode=None if mode == r.mode else mode,
+                            backend=None if backend == r.backend else backend,
+                        )
+                        try:
+                            compiled: Compiled | None = compile_request(req, catalog)
+                            assert compiled is not None
+                            diagnostics = compiled.diagnostics
+                        except RlcatError as exc:
+                            compiled, diagnostics = None, exc.diagnostics
+                        site.cells.append(
+                            Cell(
+                                name,
+                                platform,
+                                mode,
+                                engine,
+                                backend,
+                                compiled,
+                                diagnostics,
+                                support.get((mode, engine, backend)),
+                            )
+                        )
+    return site

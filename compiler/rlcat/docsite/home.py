@@ -1,0 +1,84 @@
+"""The home page: what rlcat is and the quick start, both taken from README.md so they never drift."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .data import Site
+from .links import ALGORITHM_LABELS, BACKEND_LABELS, ENGINE_LABELS, MODE_LABELS, page
+from .md import code, esc, link, table
+from .recipes import gpu_layout_short
+
+QUICK_START = "## Quick start"
+
+
+def readme_sections(readme: Path) -> tuple[str, str]:
+    """(introduction, quick start section) of the README, as Markdown.
+
+    The introduction is everything between the title and the first `## ` heading; the quick start is
+    the body of `## Quick start` with its two commands. Links into the repository (relative links)
+    become plain text, since the files they name are not pages of the site.
+    """
+    text = readme.read_text(encoding="utf-8")
+    if QUICK_START not in text:
+        raise ValueError(f"{readme}: no '{QUICK_START}' section")
+    head, rest = text.split(QUICK_START, 1)
+    intro = head.split("\n", 1)[1] if head.startswith("# ") else head
+    quick = rest.split("\n## ", 1)[0]
+    return _plain_relative_links(intro.strip()), _plain_relative_links(quick.strip())
+
+
+def quick_start_commands(readme: Path) -> list[str]:
+    """The quick start's commands: the body of each ```bash block of the section."""
+    return re.findall(r"```bash\n(.+?)\n```", readme_sections(readme)[1], flags=re.S)
+
+
+def _plain_relative_links(text: str) -> str:
+    return re.sub(r"\[([^\]]+)\]\((?!https?://|mailto:|#)[^)]*\)", r"\1", text)
+
+
+def home_page(site: Site, extra_pages: dict[str, str]) -> str:
+    intro, quick = readme_sections(site.root / "README.md")
+    browse = [
+        (link("Support matrix", "matrix.md"), "algorithm × backend × engine × mode on every platform"),
+        (
+            link("Recipes", "recipes/index.md"),
+            f"{len(site.recipes)} recipes, each compiled on every platform with the origin of every value",
+        ),
+        (
+            link("Platforms", "platforms/index.md"),
+            "software baseline, image, environment, tweaks and support of each profile",
+        ),
+        (link("Known-issue guards", "guards/index.md"), "what each guard checks, why, and how to fix it"),
+        (link("Models", "models/index.md") + " and " + link("datasets", "datasets/index.md"), "the catalog"),
+        (link("Command line", "cli.md"), "every command, option and example"),
+        (link("Diagnostics", "diagnostics.md"), "every diagnostic code"),
+    ]
+    for path, title in extra_pages.items():
+        browse.append((link(esc(title), path), ""))
+    rows = []
+    for name, resolved in site.recipes.items():
+        r = resolved.recipe
+        rows.append(
+            [
+                link(code(name), page("recipe", name)),
+                ALGORITHM_LABELS.get(r.algorithm, r.algorithm),
+                BACKEND_LABELS.get(r.backend, r.backend),
+                ", ".join(ENGINE_LABELS[e] for e in site.engines(name)),
+                MODE_LABELS[r.mode],
+                esc(gpu_layout_short(site, name)),
+            ]
+        )
+    return "\n".join(
+        [
+            "# rlcat\n",
+            intro + "\n",
+            QUICK_START + " {#quick-start}\n",
+            quick + "\n",
+            "## In these docs {#contents}\n",
+            "".join(f"- **{what}**" + (f" — {why}" if why else "") + "\n" for what, why in browse),
+            "## Recipes {#recipes}\n",
+            table(["recipe", "algorithm", "backend", "engines", "mode", "GPUs"], rows),
+        ]
+    )

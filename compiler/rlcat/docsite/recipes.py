@@ -1,0 +1,310 @@
+"""A page per recipe: what it is, its file, and what it compiles to on every platform, with origins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..compile import Compiled
+from ..diagnostics import Diagnostic
+from ..emit.formats import FORMATS
+from ..emit.hydra_value import render
+from ..plan import Setting
+from ..survey import diff
+from .data import Cell, Site, is_guard_code
+from .links import (
+    ALGORITHM_LABELS,
+    BACKEND_LABELS,
+    ENGINE_LABELS,
+    MODE_LABELS,
+    STATUS_ICONS,
+    origin_md,
+    page,
+    platform_anchor,
+    rel,
+)
+from .md import breakable_code, code, details, esc, fence, link, table, tabs
+from .md import facts as md_facts
+
+
+def gpu_layout(site: Site, name: str) -> str:
+    res = site.recipe(name).resources
+    nodes = f"{res.nodes} node{'s' if res.nodes > 1 else ''} × {res.gpus_per_node} GPUs"
+    if site.recipe(name).mode == "fully_async":
+        return f"{nodes}: {res.trainer_gpus} trainer + {res.rollout_gpus} rollout GPUs per node"
+    return f"{nodes}, colocated (trainer and rollout share every GPU)"
+
+
+def gpu_layout_short(site: Site, name: str) -> str:
+    res = site.recipe(name).resources
+    text = f"{res.nodes} × {res.gpus_per_node}"
+    if site.recipe(name).mode == "fully_async":
+        text += f" ({res.trainer_gpus} + {res.rollout_gpus})"
+    return text
+
+
+def _parallelism(site: Site, name: str) -> str:
+    p = site.recipe(name).parallelism
+    parts = []
+    for role in ("actor", "ref", "critic", "rollout"):
+        values = getattr(p, role).model_dump(exclude_none=True)
+        if values:
+            parts.append(f"{role} " + ", ".join(f"{k.upper()} {v}" for k, v in values.items()))
+    return "; ".join(parts) or "verl's defaults"
+
+
+def cell_status(c: Cell) -> str:
+    """supported / known issue / untested, as the matrix and the recipe pages show it."""
+    if c.known_issue:
+        return "known issue"
+    return "supported" if c.status == "supported" else "untested"
+
+
+def diagnostic_code_md(d: Diagnostic, here: str) -> str:
+    if is_guard_code(d.code):
+        return link(d.code, rel(here, page("guard", d.code)))
+    return link(d.code, rel(here, f"diagnostics.md#{d.code.lower()}"))
+
+
+def diagnostics_md(diagnostics: list[Diagnostic], here: str, indent: int = 0) -> str:
+    rows = []
+    for d in diagnostics:
+        message = esc(d.message) + (f" — hint: {esc(d.hint)}" if d.hint else "")
+        rows.append([diagnostic_code_md(d, here), str(d.severity), code(d.key) if d.key else "", message])
+    return table(["code", "severity", "key", "message"], rows, indent)
+
+
+def _value(value: Any) -> str:
+    try:
+        return render(value)
+    except ValueError:
+        return repr(value)
+
+
+def overrides_md(c: Compiled, here: str) -> str:
+    rows = [
+        [breakable_code(f"{g}={o}"), "*recipe* · config group of the entry config"]
+        for g, o in c.plan.group_choices.items()
+    ]
+    rows += [[breakable_code(o.text), origin_md(o.setting.origin, here)] for o in c.overrides]
+    return table(["override", "origin"], rows)
+
+
+def env_md(c: Compiled, here: str) -> str:
+    rows = [
+        [breakable_code(s.key, "_"), breakable_code(s.value, ":,"), origin_md(s.origin, here)] for s in c.env
+    ]
+    return table(["variable", "value", "origin"], rows)
+
+
+def _compile_command(site: Site, c: Cell, fmt: str | None = None) -> str:
+    r = site.recipe(c.recipe)
+    cmd = f"rlcat compile {c.recipe} --platform {c.platform}"
+    if c.engine != r.engine:
+        cmd += f" --engine {c.engine}"
+    return cmd + (f" --format {fmt}" if fmt else "")
+
+
+def cell_md(site: Site, c: Cell, here: str) -> str:
+    """Everything one compile gives: guards, overrides, env, left-out keys and the launch script."""
+    note = f": {esc(c.support.note)}" if c.support and c.support.note else ""
+    status = cell_status(c)
+    out = [f"{STATUS_ICONS[status]} **{status}** — the platform marks this cell *{c.status}*{note}\n"]
+    out.append(fence(_compile_command(site, c) + " --explain", "bash"))
+    if c.compiled is None:
+        out.append("**Does not compile:**\n\n" + diagnostics_md(c.diagnostics, here))
+        return "\n".join(out)
+    comp = c.compiled
+    out.append(
+        f"verl {esc(comp.plan.verl_version)} (key index {esc(comp.plan.verl_index)}): "
+        f"{code(f'python3 -m {comp.plan.entrypoint} --config-name={comp.plan.config_name}')}\n"
+    )
+    guards = [d for d in c.diagnostics if is_guard_code(d.code)]
+    notes = [d for d in c.diagnostics if not is_guard_code(d.code)]
+    if guards:
+        out.append("**Guards that fire**\n\n" + diagnostics_md(guards, here))
+    else:
+        out.append("**Guards that fire**: none.\n")
+    if notes:
+        out.append("**Notes**\n\n" + diagnostics_md(notes, here))
+    out.append(f"**Overrides** ({len(comp.override_texts)})\n\n" + overrides_md(comp, here))
+    if comp.env:
+        out.append(f"**Environment** ({len(comp.env)})\n\n" + env_md(comp, here))
+    if comp.dropped:
+        rows = [
+            [breakable_code(s.key), code(_value(s.value)), origin_md(s.origin, here)] for s in comp.dropped
+        ]
+        out.append("**Left out** (see the notes above)\n\n" + table(["key", "value", "origin"], rows))
+    script = FORMATS["shell"](comp)
+    out.append(
+        details(
+            f"Launch script ({_compile_command(site, c, 'shell')})",
+            fence(script, "bash"),
+            kind="example",
+        )
+    )
+    return "\n".join(out)
+
+
+def _setting_of(c: Compiled, table_name: str, key: str) -> Setting | None:
+    if table_name == "override":
+        return next((o.setting for o in c.overrides if o.key == key), None)
+    if table_name == "env":
+        return next((s for s in c.env if s.key == key), None)
+    return None
+
+
+def platform_diff_md(site: Site, name: str, left: str, right: str, here: str) -> str:
+    """What compiling for `right` instead of `left` changes, for every engine the recipe allows."""
+    items = []
+    for engine in site.engines(name):
+        a, b = site.cell(name, left, engine).compiled, site.cell(name, right, engine).compiled
+        if a is None or b is None:
+            items.append((ENGINE_LABELS[engine], "One of the two does not compile; see below.\n"))
+            continue
+        rows = []
+        for ch in diff(a, b):
+            show = str if ch.table in ("env", "entry") else _value
+            before = code(show(ch.before)) if ch.kind != "added" else "—"
+            after = code(show(ch.after)) if ch.kind != "removed" else "—"
+            setting = _setting_of(b if ch.kind != "removed" else a, ch.table, ch.key)
+            if setting is not None:
+                why = origin_md(setting.origin, here)
+            else:  # entrypoint, config, verl release: what the platform runs
+                why = "*platform* · " + link(f"platform {esc(right)}", rel(here, page("platform", right)))
+            rows.append(
+                [ch.kind, breakable_code(ch.key, "._" if ch.table == "env" else "."), before, after, why]
+            )
+        body = (
+            f"{len(rows)} differences "
+            f"({code(f'rlcat diff {name} --platform {left} --against {right} --engine {engine}')}):\n\n"
+            + table(["change", "setting", f"on {left}", f"on {right}", "why"], rows)
+            if rows
+            else "No differences.\n"
+        )
+        items.append((ENGINE_LABELS[engine], body))
+    return tabs(items)
+
+
+def recipe_page(site: Site, name: str) -> str:
+    here = page("recipe", name)
+    resolved = site.recipes[name]
+    r = resolved.recipe
+    engines = site.engines(name)
+    facts = [
+        ("algorithm", ALGORITHM_LABELS.get(r.algorithm, r.algorithm)),
+        ("backend", BACKEND_LABELS.get(r.backend, r.backend)),
+        (
+            "rollout engine",
+            ENGINE_LABELS[r.engine]
+            + (
+                " (also: " + ", ".join(ENGINE_LABELS[e] for e in engines[1:]) + ", with `--engine`)"
+                if engines[1:]
+                else ""
+            ),
+        ),
+        ("mode", MODE_LABELS[r.mode]),
+        (
+            "model",
+            link(code(r.model), rel(here, page("model", r.model)))
+            + f" — {esc(resolved.model.hf_id)} ({esc(resolved.model.size)}, {esc(resolved.model.modality)})",
+        ),
+        (
+            "dataset",
+            link(code(r.dataset), rel(here, page("dataset", r.dataset)))
+            + f" — {esc(resolved.dataset.summary)}",
+        ),
+        ("GPU layout", esc(gpu_layout(site, name))),
+        ("parallelism", esc(_parallelism(site, name))),
+        (
+            "batch",
+            esc(
+                f"{r.batch.mini_batch_size} prompts per mini batch, {r.batch.responses_per_prompt} responses "
+                f"per prompt, prompt ≤ {r.batch.max_prompt_length} and response ≤ "
+                f"{r.batch.max_response_length} tokens"
+            ),
+        ),
+    ]
+    if r.extends:
+        facts.append(("extends", link(code(r.extends), rel(here, page("recipe", r.extends)))))
+    children = sorted(n for n, other in site.recipes.items() if other.recipe.extends == name)
+    if children:
+        facts.append(
+            ("extended by", ", ".join(link(code(c), rel(here, page("recipe", c))) for c in children))
+        )
+    for guard_id, reason in sorted(r.allow.items()):
+        facts.append(("silences", link(guard_id, rel(here, page("guard", guard_id))) + " — " + esc(reason)))
+    out = [
+        # the override tables need the width more than the list of recipes (the Recipes tab has it)
+        "---\nhide:\n  - navigation\n---\n",
+        f"# {name}\n",
+        esc(r.summary) + "\n",
+        md_facts(facts),
+        "## On every platform {#platforms}\n",
+        "Each row is one compile of this recipe; the sections below hold its overrides, environment and "
+        "launch script, every value with its origin.\n",
+    ]
+    rows = []
+    for c in site.recipe_cells(name):
+        rows.append(
+            [
+                link(esc(c.platform), "#" + platform_anchor(c.platform)),
+                ENGINE_LABELS[c.engine],
+                f"{STATUS_ICONS[cell_status(c)]} {cell_status(c)}",
+                esc(c.status),
+                "yes" if c.compiles else "**no**",
+                ", ".join(link(g, rel(here, page("guard", g))) for g in c.guard_ids) or "—",
+                esc(c.compiled.plan.verl_version) if c.compiled else "—",
+            ]
+        )
+    out.append(table(["platform", "engine", "status", "platform says", "compiles", "guards", "verl"], rows))
+    if "cuda" in site.platforms and "rocm" in site.platforms:
+        out.append("## From CUDA to ROCm {#cuda-to-rocm}\n")
+        out.append(
+            f"What the {link('rocm profile', rel(here, page('platform', 'rocm')))} and the recipe's "
+            "`platforms:` block change against the `cuda` compile, for each engine:\n"
+        )
+        out.append(platform_diff_md(site, name, "cuda", "rocm", here))
+    source = site.root / resolved.source.files[-1]
+    out.append("## Recipe file {#recipe-file}\n")
+    out.append(
+        f"{code(resolved.source.files[-1])}"
+        + (f", extending {link(code(r.extends), rel(here, page('recipe', r.extends)))}" if r.extends else "")
+        + f". Resolved with every default filled in: {code(f'rlcat show {name}')}.\n"
+    )
+    out.append(fence(source.read_text(encoding="utf-8"), "yaml", 'linenums="1"'))
+    for platform, profile in site.platforms.items():
+        out.append(f"## {platform} {{#{platform_anchor(platform)}}}\n")
+        out.append(
+            f"{esc(profile.summary)} — {link('platform profile', rel(here, page('platform', platform)))}.\n"
+        )
+        items = [
+            (ENGINE_LABELS[engine], cell_md(site, site.cell(name, platform, engine), here))
+            for engine in engines
+        ]
+        out.append(tabs(items))
+    return "\n".join(out)
+
+
+def recipes_index(site: Site) -> str:
+    here = "recipes/index.md"
+    rows = []
+    for name, resolved in site.recipes.items():
+        r = resolved.recipe
+        rows.append(
+            [
+                link(code(name), rel(here, page("recipe", name))),
+                ALGORITHM_LABELS.get(r.algorithm, r.algorithm),
+                BACKEND_LABELS.get(r.backend, r.backend),
+                ", ".join(ENGINE_LABELS[e] for e in site.engines(name)),
+                MODE_LABELS[r.mode],
+                esc(gpu_layout_short(site, name)),
+                esc(r.summary),
+            ]
+        )
+    return (
+        "# Recipes\n\n"
+        "A recipe fixes one point of the algorithm × backend × engine × mode space; `rlcat compile` turns "
+        "it into the launch plan of a platform. Each page shows the recipe file and its compiled "
+        "overrides and environment on every platform, with the origin of every value.\n\n"
+        + table(["recipe", "algorithm", "backend", "engines", "mode", "GPUs", "summary"], rows)
+    )
