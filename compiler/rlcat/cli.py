@@ -15,6 +15,7 @@ from typing import Annotated, Optional
 import typer
 
 from .diagnostics import Diagnostic, ExitCode, RlcatError, Severity
+from .docsite.cli import docs_app
 from .files import atomic_write
 
 app = typer.Typer(
@@ -46,6 +47,7 @@ dev_app = typer.Typer(
 """,
 )
 app.add_typer(dev_app, name="dev")
+app.add_typer(docs_app, name="docs")
 
 CatalogOpt = Annotated[
     Optional[list[Path]],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10

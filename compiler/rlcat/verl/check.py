@@ -70,8 +70,8 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
             )
     for setting in plan.active_overrides():
         key = _key_in_release(setting, index)
-        where = _where(setting)
         if key is None:
+            where = _where(setting)
             if setting.optional:
                 out.dropped.append(setting)
                 out.diagnostics.append(
@@ -103,6 +103,7 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
             prefix = ""
             expected = index.type_of(key)
             if not type_matches(expected, setting.value, key):
+                where = _where(setting)
                 out.diagnostics.append(
                     diag(
                         "RLC402",
@@ -116,7 +117,7 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
         try:
             text = f"{prefix}{key}={render(setting.value)}"
         except UnrenderableValue as exc:
-            out.diagnostics.append(diag("RLC405", f"{key}: {exc}", key=key, **where))
+            out.diagnostics.append(diag("RLC405", f"{key}: {exc}", key=key, **_where(setting)))
             continue
         out.overrides.append(Override(text, prefix, key, setting))
     return out

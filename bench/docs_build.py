@@ -1,0 +1,147 @@
+"""The documentation site: generate the Markdown and build it with MkDocs, repeatedly, in one process.
+
+Run:  python bench/docs_build.py [--repeat N] [--json FILE] [--check] [--write-docs]
+
+One round is what `rlcat docs build` does after start-up: generate every page from the catalog
+(which compiles every recipe on every platform for every engine it allows) and build the site with
+MkDocs and the Material theme into a fresh folder. The generated Markdown is compared with the
+committed files, not written, so the checkout is left as it is. The first round (imports of MkDocs,
+Material, Markdown extensions; first compiles) is reported on its own; then N rounds are measured,
+interleaved with a reference that copies docs/ (the Markdown the build reads) to a temporary folder,
+and the median is compared with the budget. `--write-docs` puts the figure into docs/about.md.
+
+Budget (issue: the docs site): a build of the shipped catalog takes <= 10 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _benchlib import REPO, machine, median_ms, spread_ms, table, verdict, write_json
+
+BUDGET_MS = 10_000.0
+ABOUT = REPO / "docs" / "about.md"
+MARK_START = "<!-- bench/docs_build.py --write-docs updates the next paragraph -->"
+MARK_END = "<!-- end of bench/docs_build.py figure -->"
+
+
+def write_docs(*, med: float, gen: float, build: float, first_s: float, pages: int, repeat: int) -> bool:
+    """Put the figure between the markers of docs/about.md."""
+    m = machine()
+    figure = (
+        f"Generating every page and building the site takes **{med / 1000:.1f} s** (median of "
+        f"{repeat} builds in one process: {gen / 1000:.1f} s generating the Markdown, which compiles "
+        f"every recipe on every platform, and {build / 1000:.1f} s in MkDocs; the first build, with "
+        f"imports, {first_s:.1f} s) for {pages} pages, measured with `python bench/docs_build.py` on a "
+        f"{m['cpus']}-core machine, Python {m['python']}, {time.strftime('%d %b %Y')}."
+    )
+    text = ABOUT.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(MARK_START) + r"\n.*?\n" + re.escape(MARK_END), re.S)
+    if not pattern.search(text):
+        sys.stderr.write(f"{ABOUT}: markers not found; figure not written\n")
+        return False
+    ABOUT.write_text(pattern.sub(MARK_START + "\n" + figure + "\n" + MARK_END, text), encoding="utf-8")
+    print(f"\nwrote the figure into {ABOUT.relative_to(REPO)}")
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--json", dest="json_path")
+    p.add_argument("--check", action="store_true", help="exit 1 when the budget fails")
+    p.add_argument("--write-docs", action="store_true", help="write the figure into docs/about.md")
+    args = p.parse_args(argv)
+
+    from rlcat.docsite.build import build_site
+    from rlcat.docsite.generate import generate, stale_files
+
+    tmp = Path(tempfile.mkdtemp(prefix="rlcat-bench-docs-"))
+    try:
+        pages: list[int] = []
+
+        def one_round(i: int) -> tuple[float, float, float]:
+            t0 = time.perf_counter()
+            files = generate(REPO)
+            changed, extra = stale_files(REPO, files)
+            t1 = time.perf_counter()
+            out = tmp / f"site{i}"
+            build_site(REPO, out)
+            t2 = time.perf_counter()
+            if changed or extra:
+                sys.stderr.write(
+                    f"note: docs/ is stale ({len(changed) + len(extra)} files); run rlcat docs build\n"
+                )
+            pages.append(sum(1 for _ in out.rglob("*.html")))
+            shutil.rmtree(out)
+            return t1 - t0, t2 - t1, t2 - t0
+
+        def reference(i: int) -> float:
+            t = time.perf_counter()
+            shutil.copytree(REPO / "docs", tmp / f"ref{i}")
+            elapsed = time.perf_counter() - t
+            shutil.rmtree(tmp / f"ref{i}")
+            return elapsed
+
+        first = one_round(0)
+        gens, builds, totals, refs = [], [], [], []
+        for i in range(1, args.repeat + 1):
+            refs.append(reference(i))
+            g, b, total = one_round(i)
+            gens.append(g)
+            builds.append(b)
+            totals.append(total)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    med, ref = median_ms(totals), median_ms(refs)
+    ok = med <= BUDGET_MS and first[2] * 1000 <= BUDGET_MS
+    lo, hi = spread_ms(totals)
+    print(
+        table(
+            ["measure", "value"],
+            [
+                ["pages built", pages[-1]],
+                ["first round: generate + build (ms)", f"{first[0] * 1000:.0f} + {first[1] * 1000:.0f}"],
+                [f"median generate of {args.repeat} (ms)", f"{median_ms(gens):.0f}"],
+                [f"median MkDocs build of {args.repeat} (ms)", f"{median_ms(builds):.0f}"],
+                [f"median total of {args.repeat} (ms)", f"{med:.0f} (min {lo:.0f}, max {hi:.0f})"],
+                ["reference: copy docs/ (ms)", f"{ref:.1f}"],
+                ["budget <= 10000 ms (first and median)", verdict(ok)],
+            ],
+        )
+    )
+    write_json(
+        args.json_path,
+        {
+            "machine": machine(),
+            "pages": pages[-1],
+            "first_ms": first[2] * 1000,
+            "median_ms": med,
+            "median_generate_ms": median_ms(gens),
+            "median_build_ms": median_ms(builds),
+            "reference_ms": ref,
+            "samples_ms": [s * 1000 for s in totals],
+            "pass": ok,
+        },
+    )
+    if args.write_docs and not write_docs(
+        med=med,
+        gen=median_ms(gens),
+        build=median_ms(builds),
+        first_s=first[2],
+        pages=pages[-1],
+        repeat=args.repeat,
+    ):
+        return 1
+    return 1 if args.check and not ok else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,353 @@
+"""The docs generator: the committed Markdown under docs/ and mkdocs.yml are fresh and complete, and
+each page says what the catalog, the guard registry, the README and the command line say.
+
+These tests need neither MkDocs nor a browser (tests/test_docs_site.py builds and browses the site).
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+import yaml
+
+from rlcat.docsite import generate as gen
+from rlcat.docsite.cli import docs_app
+from rlcat.docsite.data import load_site
+from rlcat.docsite.home import quick_start_commands
+from rlcat.guards import REGISTRY
+
+from conftest import REPO
+
+DOCS = REPO / "docs"
+# Compared when this module is collected, before any test runs: test_cli.py runs the help examples
+# of `rlcat docs`, which regenerate docs/, and must not hide a stale checkout.
+STALE_AT_START = gen.write(REPO, check=True)
+
+
+@pytest.fixture(scope="module")
+def files() -> dict[str, str]:
+    return gen.generate(REPO)
+
+
+def _page(path: str) -> str:
+    return (DOCS / path).read_text(encoding="utf-8")
+
+
+def _plain(markdown: str) -> str:
+    """Markdown text with the generator's escapes undone (backslashes, <code>, <wbr>, &lt;, &amp;)."""
+    text = re.sub(r"</?code>|<wbr>", "", markdown)
+    return html.unescape(re.sub(r"\\(.)", r"\1", text))
+
+
+def _codes(markdown: str) -> set[str]:
+    """The text of every inline code span, Markdown (`...`) or HTML (<code>, with <wbr> breaks)."""
+    spans = set(re.findall(r"`([^`\n]+)`", markdown))
+    spans |= {html.unescape(c.replace("<wbr>", "")) for c in re.findall(r"<code>(.*?)</code>", markdown)}
+    return spans
+
+
+def _section(text: str, heading: str) -> str:
+    """The body of the `## heading {#...}` section, up to the next `## `."""
+    start = re.search(rf"^## {re.escape(heading)}\b.*$", text, flags=re.M)
+    assert start, f"no section {heading!r}"
+    rest = text[start.end() :]
+    end = re.search(r"^## ", rest, flags=re.M)
+    return rest[: end.start()] if end else rest
+
+
+class _NoPythonTags(yaml.SafeLoader):
+    """Reads mkdocs.yml, whose `!!python/name:` tags name Material's emoji functions."""
+
+
+_NoPythonTags.add_multi_constructor("tag:yaml.org,2002:python/name:", lambda loader, suffix, node: suffix)
+
+
+def _mkdocs_config() -> dict[str, Any]:
+    data = yaml.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_NoPythonTags)
+    assert isinstance(data, dict)
+    return data
+
+
+def _nav_paths(node: Any) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [p for item in node for p in _nav_paths(item)]
+    if isinstance(node, dict):
+        return [p for value in node.values() for p in _nav_paths(value)]
+    return []
+
+
+# --- fresh, deterministic, complete ---------------------------------------------------------------
+
+
+def test_committed_docs_are_fresh() -> None:
+    assert STALE_AT_START == [], "docs/ or mkdocs.yml is stale: run `rlcat docs build`"
+
+
+def test_generation_is_deterministic(files: dict[str, str]) -> None:
+    again = gen.generate(REPO, load_site(REPO))
+    assert list(again) == list(files)
+    assert [p for p in files if files[p] != again[p]] == []
+
+
+def test_generation_does_not_depend_on_the_working_directory(tmp_path: Path) -> None:
+    script = (
+        "from pathlib import Path; from rlcat.docsite.generate import write; "
+        f"print(write(Path({str(REPO)!r}), check=True))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
+
+
+def test_check_finds_changed_missing_and_orphaned_pages(tmp_path: Path, files: dict[str, str]) -> None:
+    shutil.copytree(DOCS, tmp_path / "docs")
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    assert gen.stale_files(tmp_path, files) == ([], [])
+    page = tmp_path / "docs" / "recipes" / "geo3k_megatron_4_4.md"
+    page.write_text(page.read_text() + "hand edit\n")
+    (tmp_path / "docs" / "guards" / "RLC501.md").unlink()
+    (tmp_path / "docs" / "recipes" / "renamed_recipe.md").write_text("# old\n")
+    (tmp_path / "docs" / "ci.md").write_text("# hand-written pages are not the generator's\n")
+    changed, extra = gen.stale_files(tmp_path, files)
+    assert changed == ["docs/guards/RLC501.md", "docs/recipes/geo3k_megatron_4_4.md"]
+    assert extra == ["docs/recipes/renamed_recipe.md"]
+
+
+def test_every_page_is_in_the_nav_once() -> None:
+    nav = _nav_paths(_mkdocs_config()["nav"])
+    pages = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+    assert sorted(nav) == pages
+    assert len(nav) == len(set(nav))
+
+
+def test_hand_written_pages_are_listed_under_guides() -> None:
+    guides = next(item["Guides"] for item in _mkdocs_config()["nav"] if "Guides" in item)
+    paths = _nav_paths(guides)
+    assert "about.md" in paths
+    if (DOCS / "ci.md").is_file():
+        assert {"Using rlcat in pull-request checks": "ci.md"} in guides
+        assert paths[0] == "ci.md"
+
+
+def test_site_loads_nothing_from_other_hosts() -> None:
+    config = _mkdocs_config()
+    assert config["theme"]["font"] is False
+    assert config["plugins"] == ["search"]
+    assert config["strict"] is True
+    assert "repo_url" not in config and "analytics" not in config.get("extra", {})
+    text = (REPO / "mkdocs.yml").read_text()
+    assert "http://" not in text and "https://" not in text
+    assert "mermaid" not in text.lower() and "mathjax" not in text.lower()
+
+
+def test_generated_pages_say_so() -> None:
+    for path in sorted(DOCS.rglob("*.md")):
+        rel = path.relative_to(DOCS).as_posix()
+        generated = rel in gen.GENERATED_FILES or rel.split("/")[0] in gen.GENERATED_DIRS
+        assert (gen.HEADER.strip() in path.read_text()) == generated, rel
+
+
+# --- what the pages say ---------------------------------------------------------------------------
+
+
+def test_home_page_quick_start_is_the_readme_s() -> None:
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    expected = re.findall(r"```bash\n(.+?)\n```", section)
+    assert len(expected) == 2
+    assert quick_start_commands(REPO / "README.md") == expected
+    home = _section(_page("index.md"), "Quick start")
+    for command in expected:
+        assert f"```bash\n{command}\n```" in home
+    intro = readme.split("\n", 1)[1].split("## Quick start", 1)[0].strip().split("\n\n")[0]
+    assert intro in _page("index.md")
+
+
+def test_every_recipe_platform_guard_model_and_dataset_has_a_page() -> None:
+    site = load_site(REPO)
+    expected = {f"recipes/{n}.md" for n in site.recipes}
+    expected |= {f"platforms/{n}.md" for n in site.platforms}
+    expected |= {f"guards/{g}.md" for g in REGISTRY}
+    expected |= {f"models/{n}.md" for n in site.models}
+    expected |= {f"datasets/{n}.md" for n in site.datasets}
+    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    assert expected <= pages
+    assert len(site.recipes) == len(list((REPO / "recipes").glob("*.yaml")))
+
+
+def test_geo3k_page_shows_the_rocm_overrides_of_both_engines() -> None:
+    text = _page("recipes/geo3k_megatron_4_4.md")
+    rocm = _section(text, "rocm")
+    vllm, sglang = rocm.split('=== "SGLang"')
+    assert "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2" in _codes(vllm)
+    assert "actor_rollout_ref.actor.megatron.vanilla_mbridge=True" in _codes(vllm)
+    assert "++actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend=triton" in _codes(sglang)
+    assert {"SGLANG_ATTENTION_BACKEND", "triton"} <= _codes(sglang)
+    assert "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2" in _codes(sglang)
+    # every value says where it came from, linked to the page that explains it
+    rows = [line.strip().strip("|").split(" | ") for line in sglang.splitlines() if "<code>" in line]
+    origins = {_plain(row[0].strip()): row[-1].strip() for row in rows}
+    assert origins["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2"].endswith(
+        "recipe platforms.rocm block (recipes/geo3k\\_megatron\\_4\\_4.yaml:90)](#recipe-file)"
+    )
+    assert origins["++actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend=triton"].endswith(
+        "(../platforms/rocm.md#tweak-sglang-attention-triton)"
+    )
+    # the launch script (shell format) and the CUDA → ROCm difference
+    assert "export SGLANG_ATTENTION_BACKEND=triton" in sglang
+    assert "python3 -m verl.experimental.fully_async_policy.fully_async_main" in vllm
+    diff = _section(text, "From CUDA to ROCm")
+    rows = [
+        [_plain(c.strip()) for c in line.strip().strip("|").split(" | ")]
+        for line in diff.splitlines()
+        if "<code>" in line
+    ]
+    assert ["changed", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", "`1`", "`2`"] in [
+        r[:4] for r in rows
+    ]
+    assert ["added", "actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend", "—", "`triton`"] in [
+        r[:4] for r in rows
+    ]
+    # the recipe file itself
+    assert (REPO / "recipes" / "geo3k_megatron_4_4.yaml").read_text() in _section(text, "Recipe file")
+
+
+def test_recipe_pages_show_the_guards_that_fire() -> None:
+    cuda = _section(_page("recipes/geo3k_megatron_4_4.md"), "cuda")
+    assert "[RLC801](../guards/RLC801.md)" in cuda  # megatron.grad_offload is gone from verl 0.9.1
+    broken = _section(_page("recipes/geo3k_megatron_4_4.md"), "rocm-7.0.2")
+    assert "known issue" in broken and "[RLC303](../diagnostics.md#rlc303)" in broken
+
+
+def test_guard_pages_come_from_the_registry() -> None:
+    for guard_id, cls in REGISTRY.items():
+        text = _page(f"guards/{guard_id}.md")
+        assert f"\n# {guard_id}: {cls.title}\n" in _plain(text)
+        assert cls.docs() in text
+        assert f"**severity**: {cls.severity}" in text
+        assert cls.affects.describe() in _plain(text)
+        assert f"rlcat {cls.since}" in text
+        for source in cls.source:
+            assert source in _plain(text)
+    assert "platforms: rocm; engines: sglang" in _page("guards/RLC501.md")
+
+
+def test_platform_pages_hold_the_profile() -> None:
+    site = load_site(REPO)
+    for name, p in site.platforms.items():
+        text = _plain(_page(f"platforms/{name}.md"))
+        for key, value in p.software.items():
+            assert f"| {key} | {' '.join(value.split())} |" in text
+        for flag in p.docker_run:
+            assert flag in text
+        if p.image:
+            assert "docker run -it --rm" in text
+        for env in p.env:
+            assert f"`{env.name}`" in text and " ".join(env.reason.split()) in text
+        for tweak in p.tweaks:
+            assert f"### {tweak.id} " in text and " ".join(tweak.reason.split()) in text
+        assert len(
+            re.findall(r"^\| (colocate|fully_async) \|", _section(text, "Support matrix"), re.M)
+        ) == len(p.support)
+
+
+def test_matrix_cells_link_to_the_recipe_or_guard_behind_them() -> None:
+    text = _page("matrix.md")
+    cells = 0
+    for platform in load_site(REPO).platforms:
+        section = _section(text, platform)
+        for line in section.splitlines():
+            if not line.startswith("| ") or line.startswith(("| algorithm", "| ---")):
+                continue
+            for cell in line.strip("| ").split(" | ")[3:]:
+                cells += 1
+                if cell != "—":
+                    assert re.search(r"\]\((\.\./)?(recipes|guards|platforms)/[^)]+\)", cell), cell
+    assert cells >= 20
+    assert "[`geo3k_megatron_4_4`](recipes/geo3k_megatron_4_4.md#rocm)" in _section(text, "rocm")
+
+
+def _cli_commands() -> list[tuple[str, Any]]:
+    from rlcat.docsite.cli_ref import root_command
+
+    found: list[tuple[str, Any]] = []
+
+    def walk(command: Any, path: list[str]) -> None:
+        found.append((" ".join(path), command))
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            walk(sub, [*path, name])
+
+    walk(root_command(), ["rlcat"])
+    return found
+
+
+def test_cli_reference_covers_every_command_option_and_example() -> None:
+    text = _page("cli.md")
+    commands = _cli_commands()
+    assert {"rlcat compile", "rlcat dev schemas", "rlcat docs build", "rlcat docs serve"} <= {
+        n for n, _ in commands
+    }
+    for name, command in commands[1:]:
+        section = text.split(f" {name} {{#", 1)[1].split("\n#", 1)[0]
+        assert " ".join(inspect.cleandoc(command.help or "").split()[:4]) in section.replace("\\", ""), name
+        for param in command.params:
+            if param.param_type_name == "option":
+                assert f"`{param.opts[0]}" in section or f", {param.opts[0]}" in section, (name, param.opts)
+        for line in (command.epilog or "").splitlines():
+            if line.strip().startswith("rlcat "):
+                assert line.strip() in section, (name, line)
+
+
+def test_docs_commands_have_examples() -> None:
+    group = typer.main.get_command(docs_app)
+    for name in ("build", "serve"):
+        epilog = group.commands[name].epilog or ""  # type: ignore[attr-defined]
+        assert "Examples:" in epilog and "rlcat docs " + name in epilog
+
+
+def test_diagnostics_page_has_an_anchor_for_every_code() -> None:
+    from rlcat.diagnostics import CODES
+
+    text = _page("diagnostics.md")
+    for code in [*CODES, *REGISTRY]:
+        assert f"{{#{code.lower()}}}" in text
+
+
+# --- the docs never weigh on a compile ------------------------------------------------------------
+
+
+def test_compile_and_cli_start_import_no_docs_machinery() -> None:
+    script = (
+        "import sys\n"
+        "from rlcat.cli import main\n"
+        "import rlcat.docsite.cli\n"
+        "code = main(['compile', 'geo3k_megatron_4_4', '--platform', 'rocm'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mkdocs', 'material', 'markdown',"
+        " 'pymdownx', 'selenium') or m.startswith('rlcat.docsite.') and m != 'rlcat.docsite.cli')\n"
+        "print(code, heavy)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, cwd=REPO
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().splitlines()[-1] == "0 []"
+
+
+def test_rlcat_docs_is_a_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from rlcat.cli import main
+
+    assert main(["docs", "build", "--check"]) == 0, "add `app.add_typer(docs_app, name='docs')` to cli.py"
+    assert capsys.readouterr().out == ""

@@ -1,0 +1,396 @@
+"""The built docs site: reproducible, fast enough, self-contained, and working in a real browser.
+
+The site is built twice with MkDocs (the two builds must be byte-identical and each within the
+budget), then served from a local HTTP server thread and browsed in headless Chromium through
+Selenium: the support matrix, a recipe page's ROCm overrides, search, every link of every page.
+Screenshots of the home, matrix and a recipe page go to tests/artifacts/ (gitignored).
+
+The browser tests need Debian's chromium and chromium-driver and the `selenium` package (installed
+by the CI setup step, never by the tests: they run without network). Without them the browser tests
+are skipped, unless RLCAT_REQUIRE_BROWSER=1 (CI sets it), which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import os
+import posixpath
+import shutil
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rlcat.docsite.build import build_site, server
+
+from conftest import REPO
+
+ARTIFACTS = REPO / "tests" / "artifacts"
+BUDGET_S = 10.0
+CHROMIUM = os.environ.get("RLCAT_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("RLCAT_CHROMEDRIVER", "/usr/bin/chromedriver")
+# Without these, headless Chromium tries to reach Google (the test network is closed).
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1400,1000",
+)
+
+
+# --- building -------------------------------------------------------------------------------------
+
+
+class Built:
+    def __init__(self, first: Path, second: Path, seconds: list[float]) -> None:
+        self.site, self.second, self.seconds = first, second, seconds
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    base = tmp_path_factory.mktemp("docs-site")
+    seconds = []
+    for name in ("a", "b"):
+        start = time.perf_counter()
+        warnings = build_site(REPO, base / name)
+        seconds.append(time.perf_counter() - start)
+        assert warnings == []
+    return Built(base / "a", base / "b", seconds)
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_two_builds_are_identical(built: Built) -> None:
+    a, b = _files(built.site), _files(built.second)
+    assert list(a) == list(b)
+    assert [name for name in a if a[name] != b[name]] == []
+    assert "search/search_index.json" in a
+    assert "sitemap.xml" not in a and "sitemap.xml.gz" not in a
+
+
+def test_build_is_within_budget(built: Built) -> None:
+    assert min(built.seconds) <= BUDGET_S, f"builds took {built.seconds} s; budget {BUDGET_S} s"
+
+
+class _Page(html.parser.HTMLParser):
+    """The ids, links and loaded resources of one HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.loads: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and "href" in a:
+            self.links.append(a["href"])
+        if tag in ("script", "img", "iframe", "source") and a.get("src"):
+            self.loads.append(a["src"])
+        if tag == "link" and a.get("href"):
+            self.loads.append(a["href"])
+
+
+def _parse(site: Path) -> dict[str, _Page]:
+    pages = {}
+    for path in sorted(site.rglob("*.html")):
+        parser = _Page()
+        parser.feed(path.read_text(encoding="utf-8"))
+        pages[path.relative_to(site).as_posix()] = parser
+    return pages
+
+
+def _external(url: str) -> bool:
+    return urllib.parse.urlsplit(url).scheme in ("http", "https", "mailto") or url.startswith("//")
+
+
+def test_every_internal_link_and_anchor_resolves_in_the_files(built: Built) -> None:
+    pages = _parse(built.site)
+    broken = []
+    for name, page in pages.items():
+        for href in page.links + page.loads:
+            if _external(href) or href.startswith(("data:", "javascript:")):
+                continue
+            path, _, fragment = urllib.parse.unquote(href).partition("#")
+            # 404.html links from the site root ("/..."): with no site_url, MkDocs cannot know the
+            # page's depth; `rlcat docs serve` and the tests serve the site at the root
+            here = "" if path.startswith("/") else posixpath.dirname(name)
+            target = posixpath.normpath(posixpath.join(here, path.lstrip("/"))) if path else name
+            if target.endswith("/") or (built.site / target).is_dir():
+                target = posixpath.join(target, "index.html")
+            if not (built.site / target).is_file():
+                broken.append(f"{name}: {href} (no file {target})")
+            elif fragment and target in pages and fragment not in pages[target].ids:
+                broken.append(f"{name}: {href} (no id {fragment!r} on {target})")
+    assert broken == []
+    assert len(pages) >= 40
+
+
+def test_pages_load_nothing_from_other_hosts(built: Built) -> None:
+    loads = sorted({(n, u) for n, p in _parse(built.site).items() for u in p.loads if _external(u)})
+    assert loads == []
+    css = [p for p in built.site.rglob("*.css") if "@import" in p.read_text() or "fonts.g" in p.read_text()]
+    assert css == []
+
+
+# --- serving and browsing -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def base_url(built: Built) -> Iterator[str]:
+    httpd = server(built.site, 0)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+def test_local_server_serves_the_site(base_url: str) -> None:
+    with urllib.request.urlopen(base_url + "index.html", timeout=10) as response:
+        assert response.status == 200
+        assert "Quick start" in response.read().decode()
+
+
+def _browser_missing() -> str | None:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "the selenium package"
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not Path(path).is_file():
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    missing = _browser_missing()
+    if missing:
+        message = f"the browser tests need {missing} (CI installs chromium, chromium-driver and selenium)"
+        if os.environ.get("RLCAT_REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="rlcat-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # an explicit driver path: Selenium Manager (which downloads drivers) never runs
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _wait(condition: Any, timeout: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.1)
+
+
+def _screenshot(driver: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / name
+    assert driver.save_screenshot(str(path)), path
+    return path
+
+
+def _severe_console_messages(driver: Any) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def test_home_page(browser: Any, base_url: str) -> None:
+    from rlcat.docsite.home import quick_start_commands
+
+    browser.get(base_url + "index.html")
+    assert browser.title.startswith("rlcat")
+    code = [c.text for c in browser.find_elements("css selector", "article pre code")]
+    for command in quick_start_commands(REPO / "README.md"):
+        assert command in code
+    tabs = [t.text for t in browser.find_elements("css selector", ".md-tabs__link")]
+    assert tabs[:4] == ["Home", "Support matrix", "Recipes", "Platforms"]
+    _screenshot(browser, "docs-home.png")
+    assert _severe_console_messages(browser) == []
+
+
+def test_support_matrix_renders_with_linked_cells(browser: Any, base_url: str) -> None:
+    browser.get(base_url + "matrix.html")
+    tables = browser.find_elements("css selector", "article table")
+    assert len(tables) >= 6  # the overview and one table per platform
+    overview_icons = tables[0].find_elements("css selector", "tbody td a .twemoji, tbody td a svg")
+    assert len(overview_icons) >= 40
+    # every status cell of the per-platform tables links to the recipe, guard or profile behind it
+    checked = 0
+    for table in tables[1:]:
+        for row in table.find_elements("css selector", "tbody tr"):
+            for cell in row.find_elements("css selector", "td")[3:]:
+                if cell.text.strip() == "—":
+                    continue
+                hrefs = [a.get_attribute("href") for a in cell.find_elements("css selector", "a")]
+                assert hrefs, f"cell without a link: {cell.text!r}"
+                assert all(h.startswith(base_url) for h in hrefs)
+                checked += 1
+    assert checked >= 20
+    _screenshot(browser, "docs-matrix.png")
+    # a cell leads to its recipe, at that platform's section
+    rocm = browser.find_element("xpath", "//h2[@id='rocm']/following-sibling::div[1]//table")
+    browser.execute_script("arguments[0].scrollIntoView()", rocm)
+    rocm.find_element("xpath", ".//a[normalize-space()='geo3k_megatron_4_4']").click()
+    assert _wait(lambda: browser.current_url.endswith("recipes/geo3k_megatron_4_4.html#rocm"))
+    assert browser.find_element("css selector", "h1").text == "geo3k_megatron_4_4"
+
+
+def _rocm_tabs(browser: Any) -> Any:
+    return browser.find_element(
+        "xpath", "//h2[@id='rocm']/following-sibling::div[contains(@class,'tabbed-set')][1]"
+    )
+
+
+def _visible_code(block: Any, text: str) -> bool:
+    return any(c.is_displayed() for c in block.find_elements("xpath", f".//code[contains(., '{text}')]"))
+
+
+def test_recipe_page_shows_rocm_overrides_of_both_engines(browser: Any, base_url: str) -> None:
+    browser.get(base_url + "recipes/geo3k_megatron_4_4.html")
+    _screenshot(browser, "docs-recipe-geo3k.png")
+    browser.get(base_url + "recipes/geo3k_megatron_4_4.html#rocm")
+    tabs = _rocm_tabs(browser)
+    micro = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2"
+    triton = "++actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend=triton"
+    assert _visible_code(tabs, micro)  # vLLM, the recipe's engine, is the open tab
+    assert not _visible_code(tabs, triton)
+    labels = tabs.find_elements("css selector", ".tabbed-labels > label")
+    assert [label.text for label in labels] == ["vLLM", "SGLang"]
+    labels[1].click()
+    assert _wait(lambda: _visible_code(tabs, triton))
+    assert _visible_code(tabs, micro)
+    rows = [r.text for r in tabs.find_elements("css selector", ".tabbed-block:nth-child(2) tr")]
+    assert any(triton in r and "sglang-attention-triton" in r for r in rows), "the origin is shown"
+    browser.execute_script(
+        "arguments[0].scrollIntoView({block: 'center'})",
+        tabs.find_element("xpath", f".//code[contains(., '{triton}')]"),
+    )
+    _screenshot(browser, "docs-recipe-geo3k-rocm-sglang.png")
+    # the CUDA → ROCm difference, above: its SGLang tab opened with the one below (linked tabs)
+    diff = browser.find_element(
+        "xpath", "//h2[@id='cuda-to-rocm']/following-sibling::div[contains(@class,'tabbed-set')][1]"
+    )
+    assert _visible_code(diff, "actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend")
+    assert _visible_code(diff, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
+    # Material keeps the chosen tab across page loads: reopen the page at the difference section
+    browser.get(base_url + "recipes/geo3k_megatron_4_4.html#cuda-to-rocm")
+    diff = browser.find_element(
+        "xpath", "//h2[@id='cuda-to-rocm']/following-sibling::div[contains(@class,'tabbed-set')][1]"
+    )
+    assert _wait(
+        lambda: _visible_code(diff, "actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend")
+    )
+    _screenshot(browser, "docs-recipe-geo3k-cuda-to-rocm.png")
+
+
+def test_search_for_triton_finds_the_sglang_guard(browser: Any, base_url: str) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(base_url + "index.html")
+    box = browser.find_element("css selector", "input.md-search__input")
+    assert _wait(box.is_displayed, 5)
+    box.click()
+    box.send_keys("triton")
+
+    def results() -> list[str]:
+        links = browser.find_elements("css selector", ".md-search-result__list a.md-search-result__link")
+        return [a.get_attribute("href") or "" for a in links]
+
+    # the index loads in a web worker; a query typed before it is ready is typed again
+    found: list[str] = []
+    for _ in range(6):
+        found = _wait(lambda: [h for h in results() if "guards/RLC501.html" in h], 5)
+        if found:
+            break
+        box.send_keys(" ")
+        box.send_keys(Keys.BACKSPACE)
+    meta = browser.find_elements("css selector", ".md-search-result__meta")
+    assert found, f"search results: {results()}; {[m.text for m in meta]}"
+    assert "guards/RLC501.html" in results()[0], "the guard's page ranks first (search boost)"
+    _screenshot(browser, "docs-search-triton.png")
+
+
+def test_every_page_is_in_the_nav_and_every_link_resolves(browser: Any, base_url: str, built: Built) -> None:
+    """Crawl from the home page through every link in Chromium; check each target and anchor, and
+    that the pages load nothing from anywhere but the local server."""
+    pages = {p.relative_to(built.site).as_posix() for p in built.site.rglob("*.html")} - {"404.html"}
+    browser.get(base_url + "index.html")
+    nav = {
+        urllib.parse.urlsplit(a.get_attribute("href")).path.lstrip("/")
+        for a in browser.find_elements("css selector", "nav.md-nav--primary a.md-nav__link[href]")
+    }
+    assert pages <= nav, f"pages missing from the nav: {sorted(pages - nav)}"
+
+    ids: dict[str, set[str]] = {}
+    wanted: list[tuple[str, str, str]] = []  # (from page, to page, fragment)
+    resources: set[str] = set()
+    queue, seen = ["index.html"], {"index.html"}
+    while queue:
+        name = queue.pop(0)
+        browser.get(base_url + name)
+        found = browser.execute_script(
+            "return {ids: Array.from(document.querySelectorAll('[id]'), e => e.id),"
+            " links: Array.from(document.querySelectorAll('a[href]'), e => e.href),"
+            " loads: Array.from(document.querySelectorAll('link[href]'), e => e.href)"
+            ".concat(Array.from(document.querySelectorAll('script[src], img[src]'), e => e.src)),"
+            " resources: performance.getEntriesByType('resource').map(e => e.name)}"
+        )
+        ids[name] = set(found["ids"])
+        resources |= set(found["resources"]) | set(found["loads"])
+        assert _severe_console_messages(browser) == [], name
+        for url in found["links"]:
+            if not url.startswith(base_url):
+                continue
+            path, _, fragment = url[len(base_url) :].partition("#")
+            path = urllib.parse.unquote(path) or "index.html"
+            if fragment:
+                wanted.append((name, path, urllib.parse.unquote(fragment)))
+            if path not in seen and path.endswith(".html"):
+                seen.add(path)
+                queue.append(path)
+            elif not path.endswith(".html"):
+                resources.add(url)
+    assert seen >= pages, f"not reachable by links: {sorted(pages - seen)}"
+    assert sorted(seen - pages) == [], "links to pages that do not exist"
+    broken = [f"{src} -> {dst}#{frag}" for src, dst, frag in wanted if frag not in ids.get(dst, set())]
+    assert broken == []
+    outside = sorted(u for u in resources if not u.startswith(base_url))
+    assert outside == []
+    for url in sorted(resources):
+        with urllib.request.urlopen(url.split("#")[0], timeout=10) as response:
+            assert response.status == 200, url
