@@ -222,12 +222,10 @@ def _assemble(
     did not touch.
     """
     (_, first), rest = layers[0], layers[1:]
-    for history in first.settings.values():
-        for s in sorted(history, key=lambda s: s.origin.layer):
-            plan.put(s)
-    for history in first.env.values():
-        for s in sorted(history, key=lambda s: s.origin.layer):
-            plan.put(s, env=True)
+    for table, env in ((first.settings, False), (first.env, True)):
+        for history in table.values():
+            for s in history if len(history) == 1 else sorted(history, key=lambda s: s.origin.layer):
+                plan.put(s, env=env)
     for s in platform_env(profile, profile_origin):
         plan.put(s, env=True)
     for s, is_env in platform_tweaks(profile, recipe, profile_origin):

@@ -102,7 +102,10 @@ class Plan:
         """Record a value. Entries stay in layer order, so a later layer wins whenever it is applied
         (a guard's fix never beats the command line)."""
         table = self.env if env else self.overrides
-        history = table.setdefault(setting.key, History())
+        history = table.get(setting.key)
+        if history is None:
+            table[setting.key] = History([setting])
+            return
         entries = history.entries
         if entries:
             last = entries[-1]

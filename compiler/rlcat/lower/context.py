@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from ..diagnostics import Diagnostic, diag
@@ -33,6 +34,11 @@ class Lowered:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
+@cache
+def _path(field_path: str) -> tuple[str, ...]:
+    return tuple(field_path.split("."))
+
+
 class Lowering:
     """Collects the settings of one lowering pass over a resolved recipe."""
 
@@ -46,7 +52,7 @@ class Lowering:
         if field_path is None:
             assert fallback is not None
             return fallback
-        found = self.resolved.source.origin(tuple(field_path.split(".")))
+        found = self.resolved.source.origin(_path(field_path))
         if found is not None:
             return found
         return fallback or self.resolved.origin(field_path)

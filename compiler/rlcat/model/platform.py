@@ -22,11 +22,11 @@ class EnvVar(Strict):
 class TweakWhen(Strict):
     """Conditions (all must hold; an empty list means any)."""
 
-    engine: list[Engine] = []
+    engine: list[Engine] = Field(default_factory=list)
     backend: list[Backend] = []
-    mode: list[Mode] = []
+    mode: list[Mode] = Field(default_factory=list)
     model: list[Name] = []
-    recipe: list[Name] = []
+    recipe: list[Name] = Field(default_factory=list)
     multi_node: bool | None = None
 
 
@@ -34,8 +34,8 @@ class Tweak(Strict):
     """A platform adjustment: when it applies, what it sets, and why."""
 
     id: Name
-    when: TweakWhen = TweakWhen()
-    set: dict[VerlKey, Any] = {}
+    when: TweakWhen = Field(default_factory=TweakWhen)
+    set: dict[VerlKey, Any] = Field(default_factory=dict)
     env: dict[EnvName, str] = {}
     reason: str
     source: str
@@ -62,10 +62,10 @@ class PlatformProfile(Strict):
     verl_version: str = Field(description="The verl release the platform's image runs")
     verl_index: str = Field(description="The key index (a PyPI release) overrides are checked against")
     image: str = ""
-    docker_run: list[str] = []
-    software: dict[str, str] = {}
-    gpus: list[str] = []
+    docker_run: list[str] = Field(default_factory=list)
+    software: dict[str, str] = Field(default_factory=dict)
+    gpus: list[str] = Field(default_factory=list)
     env: list[EnvVar] = []
-    tweaks: list[Tweak] = []
+    tweaks: list[Tweak] = Field(default_factory=list)
     support: list[SupportCell] = []
-    sources: list[str] = []
+    sources: list[str] = Field(default_factory=list)

@@ -55,9 +55,9 @@ class RolloutParallelism(Strict):
 
 
 class Parallelism(Strict):
-    actor: RoleParallelism = RoleParallelism()
+    actor: RoleParallelism = Field(default_factory=RoleParallelism)
     ref: RoleParallelism = RoleParallelism()
-    critic: RoleParallelism = RoleParallelism()
+    critic: RoleParallelism = Field(default_factory=RoleParallelism)
     rollout: RolloutParallelism = RolloutParallelism()
 
 
@@ -103,8 +103,8 @@ class Rollout(Strict):
     dtype: Literal["bfloat16", "float16", "float32"] | None = None
     enforce_eager: bool | None = None
     cudagraph_capture_sizes: list[PositiveInt] | None = None
-    val: ValSampling = ValSampling()
-    engine_kwargs: dict[Engine, dict[str, Any]] = {}
+    val: ValSampling = Field(default_factory=ValSampling)
+    engine_kwargs: dict[Engine, dict[str, Any]] = Field(default_factory=dict)
 
 
 class Optim(Strict):
@@ -129,21 +129,21 @@ class MegatronSettings(Strict):
     vanilla_mbridge: bool | None = None
     use_remove_padding: bool | None = None
     dtype: Literal["bfloat16", "float16", "float32"] | None = None
-    override_transformer_config: dict[str, Any] = {}
+    override_transformer_config: dict[str, Any] = Field(default_factory=dict)
 
 
 class Actor(Strict):
     """The policy: optimizer, offload, model flags."""
 
     optim: Optim
-    offload: Offload = Offload()
+    offload: Offload = Field(default_factory=Offload)
     ref_param_offload: bool | None = None
     model_path: str | None = Field(default=None, description="Default: the catalog model's hf_id")
     use_remove_padding: bool | None = None
     gradient_checkpointing: bool | None = None
     trust_remote_code: bool | None = None
-    model_override_config: dict[str, Any] = {}
-    megatron: MegatronSettings = MegatronSettings()
+    model_override_config: dict[str, Any] = Field(default_factory=dict)
+    megatron: MegatronSettings = Field(default_factory=MegatronSettings)
 
 
 class KLLoss(Strict):
@@ -184,7 +184,7 @@ class AlgorithmSettings(Strict):
     kl_loss: KLLoss | None = None
     kl_in_reward: KLInReward | None = None
     entropy_coeff: float | None = None
-    clip_ratio: ClipRatio = ClipRatio()
+    clip_ratio: ClipRatio = Field(default_factory=ClipRatio)
     loss_agg_mode: (
         Literal["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"] | None
     ) = None
@@ -197,7 +197,7 @@ class Critic(Strict):
 
     optim: Optim
     model_path: str | None = Field(default=None, description="Default: the actor's model")
-    offload: Offload = Offload()
+    offload: Offload = Field(default_factory=Offload)
     warmup: NonNegativeInt | None = Field(default=None, description="Steps of critic-only training")
     use_remove_padding: bool | None = None
     gradient_checkpointing: bool | None = None
@@ -214,7 +214,7 @@ class AsyncTraining(Strict):
 
 
 class Trainer(Strict):
-    logger: list[str] = ["console"]
+    logger: list[str] = Field(default_factory=lambda: ["console"])
     project: str = "rlcat"
     experiment: str | None = Field(default=None, description="Default: the recipe name")
     epochs: PositiveInt | None = None
@@ -230,8 +230,8 @@ class Trainer(Strict):
 class Variants(Strict):
     """Other axis values this recipe may be compiled with (its own are always allowed)."""
 
-    engine: list[Engine] = ["vllm", "sglang"]
-    mode: list[Mode] = []
+    engine: list[Engine] = Field(default_factory=lambda: list(ENGINES))
+    mode: list[Mode] = Field(default_factory=list)
     backend: list[Backend] = []
 
 
@@ -247,20 +247,20 @@ class Recipe(Strict):
     mode: Mode
     model: Name
     dataset: Name
-    variants: Variants = Variants()
+    variants: Variants = Field(default_factory=Variants)
     resources: Resources = Resources()
-    parallelism: Parallelism = Parallelism()
+    parallelism: Parallelism = Field(default_factory=Parallelism)
     batch: Batch
-    rollout: Rollout = Rollout()
+    rollout: Rollout = Field(default_factory=Rollout)
     actor: Actor
     algorithm_settings: AlgorithmSettings = Field(default=AlgorithmSettings(), alias="algo")
     critic: Critic | None = None
     async_training: AsyncTraining = Field(default=AsyncTraining(), alias="async")
-    trainer: Trainer = Trainer()
+    trainer: Trainer = Field(default_factory=Trainer)
     platforms: dict[Name, dict[str, Any]] = Field(
         default={}, description="Per-platform adjustments: a partial recipe merged over this one"
     )
-    env: dict[EnvName, str] = {}
+    env: dict[EnvName, str] = Field(default_factory=dict)
     allow: dict[Annotated[str, StringConstraints(pattern=r"^RLC[5-8]\d\d$")], str] = Field(
         default={}, description="Guards this recipe silences, each with the reason"
     )
