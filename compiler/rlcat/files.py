@@ -10,6 +10,7 @@ from pathlib import Path
 def atomic_write(path: Path, text: str) -> None:
     """Write to a temporary file beside `path`, then rename it over `path`."""
     import tempfile  # only when writing: a cache hit that prints its output should not pay for it
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from .model import PlatformProfile, Recipe, Tweak
 from .plan import Layer, Origin, Setting
@@ -11,6 +11,11 @@ from .plan import Layer, Origin, Setting
 def profile_names(profile: PlatformProfile) -> list[str]:
     """Names a recipe's `platforms:` block may use for this profile, most general first."""
     return [profile.family] if profile.family == profile.name else [profile.family, profile.name]
+
+
+def allows(conditions: Iterable[tuple[Sequence[str], str]]) -> bool:
+    """Each (allowed values, actual value): an empty list allows anything, else the value must be in it."""
+    return all(not allowed or value in allowed for allowed, value in conditions)
 
 
 def tweak_applies(tweak: Tweak, recipe: Recipe) -> bool:
@@ -22,7 +27,7 @@ def tweak_applies(tweak: Tweak, recipe: Recipe) -> bool:
         (w.model, recipe.model),
         (w.recipe, recipe.name),
     )
-    if any(allowed and value not in allowed for allowed, value in checks):
+    if not allows(checks):
         return False
     return w.multi_node is None or w.multi_node == (recipe.resources.nodes > 1)
 

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, TypeVar
 from ..diagnostics import Severity
 from ..model import ModelEntry, PlatformProfile, Recipe
 from ..plan import Plan
+from ..platforms import allows
 from ..verl.index import KeyIndex
 
 ID_PATTERN = re.compile(r"^RLC[5-8]\d\d$")
@@ -39,7 +40,7 @@ class Affects:
             (self.modes, recipe.mode),
             (self.algorithms, recipe.algorithm),
         )
-        if any(allowed and value not in allowed for allowed, value in pairs):
+        if not allows(pairs):
             return False
         return in_range(profile.verl_index, self.verl)
 

@@ -273,13 +273,17 @@ def render(doc: dict[str, Any]) -> str:
             ]
             lines.append("}" + comma)
         elif name == "open" and isinstance(value, list) and value:
-            lines.append(f"{_dump_value(name)}: [")
-            lines += [f"{_dump_value(v)}{',' if i < len(value) - 1 else ''}" for i, v in enumerate(value)]
-            lines.append("]" + comma)
+            lines += _json_list(name, value, comma)
         else:
             lines.append(f"{_dump_value(name)}: {_dump_value(value)}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _json_list(name: str, values: Sequence[Any], comma: str) -> list[str]:
+    """A JSON list field with one item per line (stable, readable diffs of generated files)."""
+    items = [f"{_dump_value(v)}{',' if i < len(values) - 1 else ''}" for i, v in enumerate(values)]
+    return [f"{_dump_value(name)}: [", *items, "]" + comma]
 
 
 def render_manifest(version: str, docs: Sequence[tuple[Entry, dict[str, Any]]]) -> str:
@@ -304,9 +308,7 @@ def render_manifest(version: str, docs: Sequence[tuple[Entry, dict[str, Any]]]) 
     for n, (name, value) in enumerate(fields):
         comma = "," if n < len(fields) - 1 else ""
         if name == "entries":
-            lines.append(f"{_dump_value(name)}: [")
-            lines += [f"{_dump_value(v)}{',' if i < len(value) - 1 else ''}" for i, v in enumerate(value)]
-            lines.append("]" + comma)
+            lines += _json_list(name, value, comma)
         else:
             lines.append(f"{_dump_value(name)}: {_dump_value(value)}{comma}")
     lines.append("}")
