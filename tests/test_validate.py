@@ -185,3 +185,16 @@ def test_standard_json_schema_accepts_every_shipped_recipe() -> None:
     for path in sorted((REPO / "recipes").rglob("*.yaml")):
         data = yaml.safe_load(path.read_text())
         assert list(jsonschema.Draft202012Validator(SCHEMA).iter_errors(data)) == [], path
+
+
+def test_text_report_colours_only_for_a_terminal() -> None:
+    from rlcat.diagnostics import diag
+    from rlcat.reporters import text
+
+    finding = [
+        diag("RLC101", "unknown field 'x'", file=str(CORPUS / "unknown_top_field.yaml"), line=5, col=1)
+    ]
+    coloured, plain = text(finding, 1, color=True), text(finding, 1, color=False)
+    assert "\x1b[" in coloured and "\x1b[" not in plain
+    strip = re.sub(r"\x1b\[[0-9;]*m", "", coloured)
+    assert strip == plain

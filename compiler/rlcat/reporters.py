@@ -49,22 +49,42 @@ def _reader() -> Callable[[str], list[str] | None]:
 
 
 def text(diagnostics: Sequence[Diagnostic], files: int, color: bool | None = None) -> str:
-    """One line per finding, then the hint and the source line with a caret under the column."""
+    """One line per finding, then the hint and the source line with a caret under the column.
+    Colour (through rich) only when writing to a terminal."""
     lines_of = _reader()
     use_color = sys.stdout.isatty() if color is None else color
-    out: list[str] = []
-    style = {Severity.ERROR: "\x1b[31m", Severity.WARNING: "\x1b[33m", Severity.INFO: "\x1b[36m"}
+    blocks: list[tuple[Diagnostic, list[str]]] = []
     for d in diagnostics:
-        head = d.render().split("\n", 1)[0]
-        if use_color:
-            where, _, rest = head.partition(" ")
-            head = f"\x1b[1m{where}\x1b[0m {style[d.severity]}{rest}\x1b[0m"
-        out.append(head)
-        if d.hint:
-            out.append(f"  hint: {d.hint}")
-        out += ["  " + line for line in _excerpt(d, lines_of)]
-    out.append(_summary(diagnostics, files))
-    return "\n".join(out) + "\n"
+        rest = ([f"  hint: {d.hint}"] if d.hint else []) + ["  " + line for line in _excerpt(d, lines_of)]
+        blocks.append((d, rest))
+    summary = _summary(diagnostics, files)
+    if not use_color:
+        out = [line for d, rest in blocks for line in (d.render().split("\n", 1)[0], *rest)]
+        return "\n".join([*out, summary]) + "\n"
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    style = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+    console = Console(
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="standard",
+        width=10_000,
+        highlight=False,
+        soft_wrap=True,
+    )
+    for d, rest in blocks:
+        head = Text()
+        head.append(d.location(), style="bold")
+        head.append(f" {d.code} {d.severity}: ", style=style[d.severity])
+        head.append(d.message + (f" [{d.key}]" if d.key else ""))
+        console.print(head)
+        for line in rest:
+            console.print(Text(line, style="dim" if line.startswith("  hint") else ""))
+    console.print(Text(summary, style="bold"))
+    return console.file.getvalue()  # type: ignore[attr-defined,no-any-return]
 
 
 def as_json(diagnostics: Sequence[Diagnostic], files: int) -> str:
