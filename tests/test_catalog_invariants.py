@@ -57,3 +57,19 @@ def test_every_recipe_has_golden_files() -> None:
     golden = REPO / "tests" / "golden"
     for recipe in SEED_RECIPES:
         assert (golden / recipe).is_dir(), f"no golden files for {recipe}"
+
+
+def test_every_profile_covers_every_cell_with_a_source() -> None:
+    from rlcat.model.recipe import BACKENDS, ENGINES, MODES
+    from rlcat.resolve import load_platform
+
+    catalog = Catalog.default()
+    for name in catalog.names("platform"):
+        profile, _ = load_platform(name, catalog)
+        cells = {(c.mode, c.engine, c.backend): c for c in profile.support}
+        assert set(cells) == {(m, e, b) for m in MODES for e in ENGINES for b in BACKENDS}, name
+        assert all(c.source for c in cells.values()), f"{name}: every support cell needs a source"
+        assert all(v.reason for v in profile.env), f"{name}: every env var needs a reason"
+        assert all(t.reason and t.source for t in profile.tweaks), (
+            f"{name}: every tweak needs a reason and source"
+        )
