@@ -7,6 +7,7 @@ from typing import Any
 
 from .catalog import Catalog
 from .diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
+from .guards import Context, run_guards
 from .lower import Lowered, Target, lower
 from .model import PlatformProfile, Recipe
 from .model.recipe import BACKENDS, ENGINES, MODES
@@ -21,6 +22,7 @@ from .resolve import (
     merge_layer,
     platform_block,
     resolve,
+    validate_recipe,
 )
 from .verl import index as verl_index
 from .verl.check import Override, check
@@ -105,22 +107,16 @@ def compile_request(req: Request, catalog: Catalog | None = None, source: Source
 
     group = tuple(f"{g}={o}" for g, o in plan.group_choices.items())
     index = verl_index.load_index(profile.verl_index, plan.config_name, group)
-    from .guards import Context, run_guards
+    recipe_file = resolved.source.files[-1] if resolved.source.files else None
+    problems += _support_status(profile, recipe, recipe_file)
 
-    problems += _support_status(profile, recipe, resolved.source.files[-1] if resolved.source.files else None)
-
-    guarded = run_guards(
-        Context(recipe, resolved.model, profile, plan, index),
-        recipe.allow,
-        resolved.source.files[-1] if resolved.source.files else None,
-    )
+    guarded = run_guards(Context(recipe, resolved.model, profile, plan, index), recipe.allow, recipe_file)
     checked = check(plan, index, skip=guarded.keys)
     diagnostics = _unique(problems + guarded.diagnostics + checked.diagnostics)
     if has_errors(diagnostics):
         # guard findings are findings about a readable recipe (exit 1); the rest is bad input (exit 2)
-        only_guards = all(
-            d.code in guarded_codes(guarded) for d in diagnostics if d.severity >= Severity.ERROR
-        )
+        guard_codes = set(guarded.fired) | {d.code for d in guarded.diagnostics}
+        only_guards = all(d.code in guard_codes for d in diagnostics if d.severity >= Severity.ERROR)
         raise RlcatError(diagnostics, ExitCode.FINDINGS if only_guards else ExitCode.INPUT)
     removed_by_guards = [
         h.entries[-2]
@@ -160,16 +156,12 @@ def _support_status(profile: PlatformProfile, recipe: Recipe, file: str | None) 
     return []
 
 
-def guarded_codes(report: Any) -> set[str]:
-    return set(report.fired) | {d.code for d in report.diagnostics}
-
-
 def _choose_axes(source: Source, req: Request) -> Source:
     """Apply --engine/--mode/--backend, which must be among the recipe's variants."""
     chosen = {"engine": req.engine, "mode": req.mode, "backend": req.backend}
     if not any(chosen.values()):
         return source
-    recipe = resolve_recipe_only(source)
+    recipe = validate_recipe(source)
     patch: dict[str, Any] = {}
     origins: dict[tuple[str | int, ...], Origin] = {}
     for axis_name, value in chosen.items():
@@ -200,12 +192,6 @@ def _choose_axes(source: Source, req: Request) -> Source:
         patch[axis_name] = value
         origins[(axis_name,)] = Origin(Layer.COMMAND_LINE, f"--{axis_name} {value}")
     return merge_layer(source, patch, origins)
-
-
-def resolve_recipe_only(source: Source) -> Recipe:
-    from .resolve import validate_recipe
-
-    return validate_recipe(source)
 
 
 def _assemble(
