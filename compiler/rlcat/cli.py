@@ -419,7 +419,16 @@ def dev_verl_index(
     """Regenerate schemas/verl/ from the real verl releases (needs `rlcat dev fetch-verl` first)."""
     from .verl import build_index
 
-    code = build_index.main(["--check"] if check else [])
+    try:
+        code = build_index.main(["--check"] if check else [])
+    except FileNotFoundError as exc:  # no checkout to write into, or verl trees not fetched
+        raise RlcatError(
+            [
+                Diagnostic(
+                    "RLC105", str(exc), hint="run it from a checkout of rlcat after `rlcat dev fetch-verl`"
+                )
+            ]
+        ) from None
     if code:
         raise typer.Exit(code)
 
