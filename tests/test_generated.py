@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import pytest
 import yaml
 
 from rlcat import schemas
+from rlcat.docsite.home import quick_start_commands
 
 from conftest import REPO
 
@@ -42,14 +42,8 @@ def test_shipped_yaml_validates_with_standard_jsonschema(folder: str, schema: st
         assert errors == [], f"{path}: {errors}"
 
 
-def _quick_start() -> list[str]:
-    text = (REPO / "README.md").read_text()
-    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```bash\n(.+?)\n```", section)
-
-
 def test_readme_quick_start_is_two_commands_and_ci_runs_the_second() -> None:
-    commands = _quick_start()
+    commands = quick_start_commands(REPO / "README.md")
     assert len(commands) == 2
     assert "rlcat compile geo3k_megatron_4_4 --platform rocm" in commands[0]
     ci = (REPO / ".ci" / "run").read_text().splitlines()

@@ -198,7 +198,7 @@ class _Builder:
                 file=self.file,
                 line=node.start_mark.line + 1,
                 col=node.start_mark.column + 1,
-                key=_dotted(path) or None,
+                key=dotted(path) or None,
                 **kw,
             )
         )
@@ -277,11 +277,9 @@ class _Builder:
         return out
 
 
-def _dotted(path: Path_) -> str:
+def dotted(path: tuple[str | int, ...]) -> str:
+    """('trainer', 'logger', 1) → 'trainer.logger[1]'"""
     text = ""
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text
-
-
-dotted = _dotted

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from .catalog import Catalog, Kind
 from .diagnostics import RlcatError, diag, suggestion_hint
-from .load import Document, Path_, dotted, load_yaml, parse_value
+from .load import Document, Path_, load_yaml, parse_value
 from .model import DatasetEntry, ModelEntry, PlatformProfile, Recipe
 from .model.base import NAME_PATTERN
 from .paths import display_path
@@ -418,4 +418,4 @@ def load_platform(name: str, catalog: Catalog) -> tuple[PlatformProfile, Origin]
     return load_entry("platform", name, PlatformProfile, catalog)
 
 
-__all__ = ["Resolved", "Source", "dotted", "load_platform", "load_recipe_source", "resolve"]
+__all__ = ["Resolved", "Source", "load_platform", "load_recipe_source", "resolve"]

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .diagnostics import Diagnostic, RlcatError, diag, suggestion_hint
+from .load import dotted
 
 M = TypeVar("M", bound=BaseModel)
 # path of a value → (file, line, col)
@@ -47,7 +48,7 @@ def _diagnostics(
         bad_key = bool(loc) and loc[-1] == "[key]"  # pydantic marks errors in a mapping's keys so
         if bad_key:
             loc = loc[:-1]
-        key = _dotted(loc)
+        key = dotted(loc)
         kind = err["type"]
         file, line, col = locate(loc)
         given = err.get("input")
@@ -127,13 +128,6 @@ def _type_hint(kind: str, given: Any) -> str | None:
     if kind == "bool_type" and isinstance(given, str):
         return "write true or false without quotes"
     return None
-
-
-def _dotted(loc: tuple[str | int, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
 
 
 def _field_names(model: type[BaseModel], loc: tuple[str | int, ...]) -> set[str]:

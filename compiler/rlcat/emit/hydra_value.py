@@ -22,7 +22,7 @@ class UnrenderableValue(ValueError):
     """The value has no form in Hydra's override grammar (e.g. a mapping with non-identifier keys)."""
 
 
-def render(value: Any, *, top: bool = True) -> str:
+def render(value: Any) -> str:
     """`value` as Hydra override text."""
     if value is None:
         return "null"
@@ -39,7 +39,7 @@ def render(value: Any, *, top: bool = True) -> str:
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(render(v, top=False) for v in value) + "]"
+        return "[" + ",".join(render(v) for v in value) + "]"
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
@@ -49,7 +49,7 @@ def render(value: Any, *, top: bool = True) -> str:
                 raise UnrenderableValue(
                     f"mapping key {k!r} would be read by Hydra as {k.lower()}, not a string"
                 )
-            parts.append(f"{k}:{render(v, top=False)}")
+            parts.append(f"{k}:{render(v)}")
         return "{" + ",".join(parts) + "}"
     raise UnrenderableValue(f"cannot render a {type(value).__name__}")
 

@@ -4,7 +4,7 @@ decorator that refuses duplicate ids and missing metadata. A guard's docstring i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -113,10 +113,6 @@ class Context:
             return self.value(plain.group(1))
         return default
 
-    def is_set(self, key: str) -> bool:
-        history = self.plan.overrides.get(key)
-        return history is not None and not history.removed
-
     def setter(self, key: str) -> Any:
         """The Setting in force for a key of the plan, or None."""
         history = self.plan.overrides.get(key)
@@ -204,6 +200,3 @@ def register(cls: G) -> G:
         raise TypeError(f"guard {cls.id} docs lack {', '.join(missing)}")
     REGISTRY[cls.id] = cls
     return cls
-
-
-Check = Callable[[Context], Iterator[Finding]]

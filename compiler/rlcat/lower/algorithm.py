@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import ARF, flatten
+from .common import ARF
 from .context import Lowering, axis
 
 ESTIMATOR = {"grpo": "grpo", "dapo": "grpo", "ppo": "gae"}
@@ -136,6 +136,3 @@ def _critic(lo: Lowering) -> None:
         "batch.micro_batch_size_per_gpu",
     )
     lo.set_if("trainer.critic_warmup", c.warmup, "critic.warmup")
-
-
-__all__ = ["flatten", "lower_algorithm"]

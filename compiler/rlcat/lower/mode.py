@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..plan import Layer, Origin
 from .common import ARF
 from .context import Lowering, invariant
 
@@ -121,7 +120,3 @@ def _fully_async(lo: Lowering) -> None:
     lo.set_if("rollout.total_rollout_steps", a.total_rollout_steps, "async.total_rollout_steps")
     for name in ("staleness_threshold", "trigger_parameter_sync_step", "require_batches", "partial_rollout"):
         lo.set(f"async_training.{name}", getattr(a, name), f"async.{name}")
-
-
-def mode_origin(mode: str) -> Origin:
-    return Origin(Layer.MODE, f"{mode} mode")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -15,8 +15,6 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 # verl keys are dotted Hydra paths; the key index decides whether they exist.
 VerlKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_0-9][A-Za-z0-9_]*)*$")]
-Scalar = str | int | float | bool | None
-Value = Any
 
 
 class Strict(BaseModel):

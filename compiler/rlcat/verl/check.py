@@ -79,7 +79,6 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                         "RLC403",
                         f"verl {index.verl_version} has no key '{setting.key}'; left out",
                         key=setting.key,
-                        severity=diag("RLC403", "").severity,
                         **where,
                     )
                 )
