@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from rlcat.compile import Compiled, Request, compile_request
-from rlcat.model import Recipe
+from rlcat.model.plain import Recipe
 from rlcat.verl import compose as verl_compose
 
 from conftest import ENGINES, PLATFORMS, SEED_RECIPES

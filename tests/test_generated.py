@@ -18,9 +18,9 @@ from rlcat.docsite.home import quick_start_commands
 from conftest import REPO
 
 
-def test_json_schemas_are_fresh() -> None:
-    stale = schemas.write(REPO / "schemas", check=True)
-    assert stale == [], "schemas/ is stale: run `rlcat dev schemas`"
+def test_files_generated_from_the_models_are_fresh() -> None:
+    stale = schemas.write(REPO, check=True)
+    assert stale == [], f"{stale} stale: run `rlcat dev schemas`"
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,7 @@ from conftest import SEED_RECIPES
 CATALOG = Catalog.default()
 ROCM, _ = load_platform("rocm", CATALOG)
 RECIPES = {
-    (name, engine): resolve(load_recipe_source(name, CATALOG), CATALOG).recipe.model_copy(
-        update={"engine": engine}
-    )
+    (name, engine): resolve(load_recipe_source(name, CATALOG), CATALOG).recipe.replace(engine=engine)
     for name in SEED_RECIPES
     for engine in ("vllm", "sglang")
 }

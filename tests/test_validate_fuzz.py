@@ -52,7 +52,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from rlcat.cli import main
-from rlcat.model.recipe import ALGORITHMS, BACKENDS, ENGINES, MODES
+from rlcat.model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
 
 from conftest import REPO
 

@@ -441,18 +441,20 @@ def dev_verl_index(
 """,
 )
 def dev_schemas(
-    check: Annotated[bool, typer.Option("--check", help="Fail if schemas/ is stale; write nothing.")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Fail if a generated file is stale; write nothing.")
+    ] = False,
 ) -> None:
-    """Regenerate the JSON Schemas under schemas/ from the pydantic models."""
+    """Regenerate the JSON Schemas under schemas/ and the plain classes from the pydantic models."""
     from . import schemas
     from .paths import repo_root
 
     root = repo_root()
     if root is None:
         raise RlcatError([Diagnostic("RLC105", "rlcat dev schemas runs from a checkout of rlcat")])
-    stale = schemas.write(root / "schemas", check=check)
-    for name in stale:
-        sys.stdout.write(f"{'stale' if check else 'wrote'}: schemas/{name}\n")
+    stale = schemas.write(root, check=check)
+    for rel in stale:
+        sys.stdout.write(f"{'stale' if check else 'wrote'}: {rel}\n")
     if check and stale:
         sys.stderr.write("run `rlcat dev schemas` to regenerate them\n")
         raise typer.Exit(int(ExitCode.FINDINGS))

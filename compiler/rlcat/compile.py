@@ -9,8 +9,8 @@ from .catalog import Catalog
 from .diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from .guards import Context, run_guards
 from .lower import Lowered, Target, lower
-from .model import PlatformProfile, Recipe
-from .model.recipe import BACKENDS, ENGINES, MODES
+from .model.axes import BACKENDS, ENGINES, MODES
+from .model.plain import PlatformProfile, Recipe
 from .plan import REMOVED, Layer, Origin, Plan, Setting
 from .platforms import platform_env, platform_tweaks, profile_names
 from .resolve import (

@@ -103,6 +103,7 @@ def show_recipe(ref: str, catalog: Catalog, platform: str | None) -> str:
     """The resolved recipe as YAML: extends merged, every default filled in, catalog entries inlined."""
     import yaml
 
+    from .model.checks import dump
     from .platforms import profile_names
     from .resolve import load_platform, load_recipe_source, platform_block, resolve
 
@@ -111,10 +112,8 @@ def show_recipe(ref: str, catalog: Catalog, platform: str | None) -> str:
         profile, _ = load_platform(platform, catalog)
         source = platform_block(source, profile_names(profile))
     resolved = resolve(source, catalog)
-    data = resolved.recipe.model_dump(
-        mode="json", by_alias=True, exclude={"platforms"} if platform else set()
-    )
-    data["model"] = resolved.model.model_dump(mode="json")
-    data["dataset"] = resolved.dataset.model_dump(mode="json")
+    data = dump(resolved.recipe, by_alias=True, exclude=frozenset({"platforms"} if platform else ()))
+    data["model"] = dump(resolved.model)
+    data["dataset"] = dump(resolved.dataset)
     header = f"# {resolved.recipe.name}: resolved from {' <- '.join(reversed(source.files))}\n"
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)

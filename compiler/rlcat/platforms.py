@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from .model import PlatformProfile, Recipe, Tweak
+from .model.plain import PlatformProfile, Recipe, Tweak
 from .plan import Layer, Origin, Setting
 
 

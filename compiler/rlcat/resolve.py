@@ -13,18 +13,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel
 
 from .catalog import Catalog, Kind
 from .diagnostics import RlcatError, diag, suggestion_hint
 from .load import Document, Path_, load_yaml, parse_value
-from .model import DatasetEntry, ModelEntry, PlatformProfile, Recipe
-from .model.base import NAME_PATTERN
+from .model.axes import NAME_PATTERN
+from .model.checks import Plain
+from .model.plain import DatasetEntry, ModelEntry, PlatformProfile, Recipe
 from .paths import display_path
 from .plan import Layer, Origin
 from .validation import validate
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=Plain)
 
 # Fields a platform block or --set may change; the identity of a recipe (its axes, model and
 # dataset) is fixed by the recipe itself and chosen on the command line with --engine/--mode.
@@ -337,7 +337,7 @@ def check_name(doc: Document, path: Path, kind: str, name: str) -> None:
 
 
 # Validated catalog entries per parsed file (entries are frozen models, safe to share).
-_entries: dict[tuple[str, int, type[BaseModel]], tuple[Document, BaseModel]] = {}
+_entries: dict[tuple[str, int, type[Plain]], tuple[Document, Plain]] = {}
 
 
 def load_entry(

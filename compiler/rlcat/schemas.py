@@ -1,18 +1,23 @@
-"""JSON Schemas exported from the pydantic models, for editors and other validators.
+"""Files generated from the pydantic models: the JSON Schemas under schemas/, for editors and other
+validators, and the plain classes the compile path validates with (compiler/rlcat/model/plain.py).
 
-One generator with a check mode (`rlcat dev schemas [--check]`): the committed files under
-schemas/ must equal what the models produce, or the check fails with the command to run.
+One generator with a check mode (`rlcat dev schemas [--check]`): the committed files must equal
+what the models produce, or the check fails with the command to run.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from .model import DatasetEntry, ModelEntry, PlatformProfile, Recipe
+from .model.catalog import DatasetEntry, ModelEntry
+from .model.platform import PlatformProfile
+from .model.recipe import Recipe
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "recipe.schema.json": Recipe,
@@ -74,16 +79,26 @@ def _partial(node: Any) -> Any:
     return node
 
 
-def write(out_dir: Path, check: bool = False) -> list[str]:
-    """Write every schema (or, with check, list the stale ones and write nothing)."""
+PLAIN_CLASSES = "compiler/rlcat/model/plain.py"
+
+
+def write(root: Path, check: bool = False) -> list[str]:
+    """Write every generated file under the checkout `root` (or, with check, list the stale ones
+    and write nothing); paths are relative to root."""
+    from .model.codegen import generate
+
+    outputs: dict[str, Callable[[], str]] = {
+        f"schemas/{name}": functools.partial(render, name) for name in SCHEMAS
+    }
+    outputs[PLAIN_CLASSES] = generate
     stale = []
-    for name in SCHEMAS:
-        path = out_dir / name
-        text = render(name)
+    for rel, produce in outputs.items():
+        path = root / rel
+        text = produce()
         current = path.read_text(encoding="utf-8") if path.is_file() else None
         if current == text:
             continue
-        stale.append(name)
+        stale.append(rel)
         if not check:
             path.write_text(text, encoding="utf-8")
     return stale

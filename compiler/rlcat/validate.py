@@ -11,13 +11,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from .catalog import Catalog
 from .compile import Request, compile_request
 from .diagnostics import Diagnostic, RlcatError, Severity, diag
 from .load import load_yaml
-from .model import DatasetEntry, ModelEntry, PlatformProfile
+from .model.checks import Plain
+from .model.plain import DatasetEntry, ModelEntry, PlatformProfile
 from .paths import display_path
 from .resolve import check_name, load_recipe_source, resolve
 from .validation import validate
@@ -25,7 +24,7 @@ from .validation import validate
 # A recipe is checked on the project's two primary platforms and on every platform its
 # `platforms:` block names, unless --platform says otherwise.
 DEFAULT_TARGETS = ("cuda", "rocm")
-ENTRY_MODELS: dict[str, type[BaseModel]] = {
+ENTRY_MODELS: dict[str, type[Plain]] = {
     "models": ModelEntry,
     "datasets": DatasetEntry,
     "platforms": PlatformProfile,

@@ -1,18 +1,27 @@
-"""Pydantic validation errors → Diagnostics that point at the YAML file, line and key."""
+"""Validate documents into plain records; when one is rejected, pydantic's errors → Diagnostics that
+point at the YAML file, line and key.
+
+The generated plain checks decide (they import nothing heavy); the pydantic schema they were
+generated from is imported only for a rejected document, to say what is wrong with it.
+"""
 
 from __future__ import annotations
 
+import importlib
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .diagnostics import Diagnostic, RlcatError, diag, suggestion_hint
 from .load import dotted
+from .model.checks import Invalid, Plain
+from .model.plain import CHECKS
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
+P = TypeVar("P", bound=Plain)
 # path of a value → (file, line, col)
 Locator = Callable[[tuple[str | int, ...]], tuple[str | None, int | None, int | None]]
 
@@ -29,12 +38,23 @@ _TYPE_NAMES = {
 }
 
 
-def validate(model: type[M], data: Mapping[str, Any], locate: Locator) -> M:
-    """Validate `data` as `model`; every error becomes a Diagnostic at the key's position."""
+def validate(cls: type[P], data: Mapping[str, Any], locate: Locator) -> P:
+    """Validate `data` as `cls`; every error becomes a Diagnostic at the key's position."""
     try:
-        return model.model_validate(data)
+        record: P = CHECKS[cls](data)
+        return record
+    except Invalid:
+        pass
+    from pydantic import ValidationError
+
+    module, name = cls.SCHEMA.split(":")
+    schema: type[BaseModel] = getattr(importlib.import_module(module), name)
+    try:
+        schema.model_validate(data)
     except ValidationError as exc:
-        raise RlcatError(_diagnostics(model, data, exc, locate)) from None
+        raise RlcatError(_diagnostics(schema, data, exc, locate)) from None
+    # unreachable while model/plain.py is generated from the schemas (tests hold the two together)
+    raise RuntimeError(f"{name}: the plain check rejects what the schema accepts; run `rlcat dev schemas`")
 
 
 def _diagnostics(
@@ -132,6 +152,8 @@ def _type_hint(kind: str, given: Any) -> str | None:
 
 def _field_names(model: type[BaseModel], loc: tuple[str | int, ...]) -> set[str]:
     """The field names (YAML spelling) of the model found at `loc`, for did-you-mean hints."""
+    from pydantic import BaseModel
+
     current: Any = model
     for part in loc:
         if isinstance(part, int):
@@ -150,6 +172,8 @@ def _field_names(model: type[BaseModel], loc: tuple[str | int, ...]) -> set[str]
 
 def _model_in(annotation: Any) -> Any:
     """The BaseModel class inside Optional[...] / dict[..., X] / list[X], if any."""
+    from pydantic import BaseModel
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     origin = typing.get_origin(annotation)

@@ -13,8 +13,7 @@ from pathlib import Path
 from ..catalog import Catalog
 from ..compile import Compiled, Request, compile_request
 from ..diagnostics import Diagnostic, RlcatError, Severity
-from ..model import DatasetEntry, ModelEntry, PlatformProfile, Recipe
-from ..model.platform import SupportCell
+from ..model.plain import DatasetEntry, ModelEntry, PlatformProfile, Recipe, SupportCell
 from ..resolve import Resolved, load_entry, load_platform, load_recipe_source, resolve
 
 GUARD_FAMILIES = ("5", "6", "7", "8")  # RLC5xx-RLC8xx are known-issue guards

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model.platform import PlatformProfile
-from ..model.recipe import ALGORITHMS, BACKENDS, ENGINES, MODES
+from ..model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
+from ..model.plain import PlatformProfile
 from .data import Cell, Site
 from .links import (
     ALGORITHM_LABELS,

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..emit.hydra_value import render
 from ..guards import REGISTRY
-from ..model.platform import PlatformProfile, TweakWhen
+from ..model.plain import PlatformProfile, TweakWhen
 from .data import Site
 from .links import ENGINE_LABELS, page, platform_anchor, rel, tweak_anchor
 from .matrix import support_table

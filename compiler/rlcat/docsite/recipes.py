@@ -8,6 +8,7 @@ from ..compile import Compiled
 from ..diagnostics import Diagnostic
 from ..emit.formats import FORMATS
 from ..emit.hydra_value import render
+from ..model.checks import dump
 from ..plan import Setting
 from ..survey import diff
 from .data import Cell, Site, is_guard_code
@@ -46,7 +47,7 @@ def _parallelism(site: Site, name: str) -> str:
     p = site.recipe(name).parallelism
     parts = []
     for role in ("actor", "ref", "critic", "rollout"):
-        values = getattr(p, role).model_dump(exclude_none=True)
+        values = dump(getattr(p, role), exclude_none=True)
         if values:
             parts.append(f"{role} " + ", ".join(f"{k.upper()} {v}" for k, v in values.items()))
     return "; ".join(parts) or "verl's defaults"

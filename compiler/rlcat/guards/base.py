@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from ..diagnostics import Severity
-from ..model import ModelEntry, PlatformProfile, Recipe
+from ..model.plain import ModelEntry, PlatformProfile, Recipe
 from ..plan import Plan
 from ..platforms import allows
 from ..verl.index import KeyIndex

@@ -7,7 +7,7 @@ from functools import cache
 from typing import Any
 
 from ..diagnostics import Diagnostic, diag
-from ..model import PlatformProfile
+from ..model.plain import PlatformProfile
 from ..plan import Layer, Origin, Setting
 from ..resolve import Resolved
 

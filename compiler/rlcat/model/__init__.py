@@ -1,19 +1,6 @@
-"""Pydantic schemas (extra="forbid" everywhere): recipes, catalog entries, platform profiles."""
+"""Recipes, catalog entries and platform profiles.
 
-from .catalog import DatasetEntry, ModelEntry
-from .platform import EnvVar, PlatformProfile, SupportCell, Tweak
-from .recipe import Algorithm, Backend, Engine, Mode, Recipe
-
-__all__ = [
-    "Algorithm",
-    "Backend",
-    "DatasetEntry",
-    "Engine",
-    "EnvVar",
-    "Mode",
-    "ModelEntry",
-    "PlatformProfile",
-    "Recipe",
-    "SupportCell",
-    "Tweak",
-]
+The pydantic schemas (recipe, catalog, platform) are the source of truth: JSON Schemas, docs and
+diagnostics come from them. `plain` holds the frozen plain classes generated from them, which the
+compile path uses so that it never imports pydantic. Nothing is imported here, for the same reason.
+"""

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-NAME_PATTERN = r"^[a-z0-9][a-z0-9_.\-]*$"
+from .axes import NAME_PATTERN
 
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=100)]
 PositiveInt = Annotated[int, Field(gt=0, le=1_000_000_000)]

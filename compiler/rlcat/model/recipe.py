@@ -10,17 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
+from . import rules
+from .axes import ENGINES, Algorithm, Backend, Engine, Mode
 from .base import EnvName, Fraction, Name, NonNegativeInt, PositiveInt, Strict, VerlKey
-
-# Literals rather than Enums: strict validation then accepts the YAML strings as they are.
-Algorithm = Literal["grpo", "dapo", "ppo"]
-Backend = Literal["fsdp", "fsdp2", "megatron"]
-Engine = Literal["vllm", "sglang"]
-Mode = Literal["colocate", "fully_async"]
-ALGORITHMS: tuple[Algorithm, ...] = ("grpo", "dapo", "ppo")
-BACKENDS: tuple[Backend, ...] = ("fsdp", "fsdp2", "megatron")
-ENGINES: tuple[Engine, ...] = ("vllm", "sglang")
-MODES: tuple[Mode, ...] = ("colocate", "fully_async")
 
 
 class Resources(Strict):
@@ -270,10 +262,7 @@ class Recipe(Strict):
 
     @model_validator(mode="after")
     def _critic_matches_algorithm(self) -> Recipe:
-        if self.algorithm == "ppo" and self.critic is None:
-            raise ValueError(
-                "algorithm ppo trains a critic: add a `critic:` section (at least critic.optim.lr)"
-            )
-        if self.algorithm != "ppo" and self.critic is not None:
-            raise ValueError(f"`critic:` is only used by ppo, not {self.algorithm}")
+        problem = rules.critic_matches_algorithm(self)
+        if problem:
+            raise ValueError(problem)
         return self
