@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,11 +10,9 @@ from pathlib import Path
 import pytest
 
 from rlcat.catalog import Catalog
-from rlcat.cli import main
+from rlcat.entry import main  # the console script: `compile` takes its quick path, the rest goes to Typer
 
 REPO = Path(__file__).resolve().parent.parent
-# Console-script runs in tests must not read or fill the user's compile cache.
-os.environ["RLCAT_CACHE_DIR"] = tempfile.mkdtemp(prefix="rlcat-test-cache-")
 SEED_RECIPES = sorted(p.stem for p in (REPO / "recipes").rglob("*.yaml"))
 ENGINES = ("vllm", "sglang")
 PLATFORMS = tuple(sorted(p.stem for p in (REPO / "catalog" / "platforms").rglob("*.yaml")))
@@ -33,7 +30,7 @@ class Result:
 
 @pytest.fixture
 def rlcat(capsys: pytest.CaptureFixture[str]) -> Callable[..., Result]:
-    """Run `rlcat ARGS...` in-process; returns exit code, stdout and stderr."""
+    """Run `rlcat ARGS...` in-process as the console script does; returns exit code, stdout and stderr."""
 
     def run(*args: str) -> Result:
         capsys.readouterr()

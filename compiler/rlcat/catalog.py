@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .deps import record
 from .diagnostics import RlcatError, diag, suggestion_hint
 from .paths import builtin_root, display_path, user_roots
 
@@ -44,12 +43,6 @@ class Catalog:
                     folder = root  # a user folder may hold recipe files directly
                 if not folder.is_dir():
                     continue
-                # a name can resolve differently once a file is added anywhere below: the
-                # listings of these folders are inputs of the result
-                record(folder)
-                for sub in folder.rglob("*"):
-                    if sub.is_dir():
-                        record(sub)
                 for path in sorted(folder.rglob("*.yaml")):
                     found.setdefault(path.stem, path)
             self._names[kind] = found

@@ -6,17 +6,15 @@ rich tables) are imported inside the commands that need them, so `rlcat compile`
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from .cli_common import catalog_for, compile_command, exit_code_of, write_output
 from .diagnostics import Diagnostic, ExitCode, RlcatError, Severity
 from .docsite.cli import docs_app
-from .files import atomic_write
 
 app = typer.Typer(
     name="rlcat",
@@ -53,41 +51,6 @@ CatalogOpt = Annotated[
     Optional[list[Path]],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
     typer.Option("--catalog", help="Extra catalog folder (repeatable); RLCAT_PATH also adds folders."),
 ]
-
-
-def _catalog(extra: list[Path] | None):  # type: ignore[no-untyped-def]
-    from .catalog import Catalog
-    from .diagnostics import diag
-
-    for folder in extra or []:
-        if not folder.is_dir():
-            raise RlcatError([diag("RLC001", f"--catalog {folder}: no such folder", file=str(folder))])
-    return Catalog.default(extra)
-
-
-def _print_diagnostics(diagnostics: list[Diagnostic]) -> None:
-    for d in diagnostics:
-        sys.stderr.write(d.render() + "\n")
-
-
-# files this process wrote (path → text), so that a cached compile can write them again
-written_files: dict[str, str] = {}
-
-
-def _write_output(text: str, output: Path | None) -> None:
-    """Print, or write the file atomically so that a failure never leaves a partial file."""
-    if output is None:
-        sys.stdout.write(text)
-        return
-    if output.is_dir():
-        raise RlcatError([Diagnostic("RLC105", f"-o {output}: is a directory; name a file")])
-    try:
-        atomic_write(output, text)
-    except OSError as exc:
-        raise RlcatError(
-            [Diagnostic("RLC105", f"-o {output}: cannot write there ({exc.strerror or exc})")]
-        ) from None
-    written_files[str(output.resolve())] = text
 
 
 @app.command(
@@ -130,41 +93,18 @@ def compile_cmd(
     catalog: CatalogOpt = None,
 ) -> None:
     """Compile a recipe into the entrypoint, config, overrides and env that launch it on verl."""
-    from .compile import Request, compile_request
-    from .emit.formats import FORMATS
-
-    if fmt not in FORMATS:
-        raise RlcatError([Diagnostic("RLC105", f"--format must be one of {', '.join(FORMATS)}; got '{fmt}'")])
-    compiled = compile_request(
-        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])),
-        _catalog(catalog),
+    compile_command(
+        recipe,
+        platform=platform,
+        engine=engine,
+        mode=mode,
+        sets=set_,
+        overrides=override,
+        fmt=fmt,
+        output=output,
+        explain=explain,
+        catalog=catalog,
     )
-    notes = [d for d in compiled.diagnostics if d.severity < Severity.ERROR]
-    _print_diagnostics(notes)
-    if explain:
-        from .explain import annotated_overrides, origins_json
-
-        if fmt == "overrides":
-            text = annotated_overrides(compiled)
-        elif fmt == "json":
-            import json
-
-            data = json.loads(FORMATS["json"](compiled))
-            data["origins"] = json.loads(origins_json(compiled))
-            text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-        else:
-            raise RlcatError(
-                [
-                    Diagnostic(
-                        "RLC105",
-                        "--explain works with --format overrides or json; a shell "
-                        "script or YAML file has no room for annotations",
-                    )
-                ]
-            )
-    else:
-        text = FORMATS[fmt](compiled)
-    _write_output(text, output)
 
 
 @app.command(
@@ -189,7 +129,7 @@ def list_cmd(
     """List the recipes in the catalog."""
     from .listing import list_recipes, render_list
 
-    rows = list_recipes(_catalog(catalog), algorithm=algorithm, backend=backend, engine=engine, mode=mode)
+    rows = list_recipes(catalog_for(catalog), algorithm=algorithm, backend=backend, engine=engine, mode=mode)
     sys.stdout.write(render_list(rows, fmt))
 
 
@@ -212,7 +152,7 @@ def show_cmd(
     """Show a recipe resolved: extends merged, defaults filled in, catalog entries looked up."""
     from .listing import show_recipe
 
-    sys.stdout.write(show_recipe(recipe, _catalog(catalog), platform))
+    sys.stdout.write(show_recipe(recipe, catalog_for(catalog), platform))
 
 
 @app.command(
@@ -243,7 +183,7 @@ def explain_cmd(
 
     compiled = compile_request(
         Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])),
-        _catalog(catalog),
+        catalog_for(catalog),
     )
     sys.stdout.write(explain_key(compiled, key))
 
@@ -289,7 +229,7 @@ def diff_cmd(
     if fmt not in ("text", "json"):
         raise RlcatError([Diagnostic("RLC105", f"--format must be text or json; got '{fmt}'")])
     right_recipe, right_platform = other or recipe, against or platform
-    cat = _catalog(catalog)
+    cat = catalog_for(catalog)
     a = compile_request(Request(recipe, platform, engine), cat)
     b = compile_request(Request(right_recipe, right_platform, engine), cat)
     labels = (f"{recipe} on {platform}", f"{right_recipe} on {right_platform}")
@@ -319,7 +259,7 @@ def matrix_cmd(
 
     if fmt not in ("table", "json"):
         raise RlcatError([Diagnostic("RLC105", f"--format must be table or json; got '{fmt}'")])
-    sys.stdout.write(render_matrix(matrix(recipe, _catalog(catalog), list(platform or []) or None), fmt))
+    sys.stdout.write(render_matrix(matrix(recipe, catalog_for(catalog), list(platform or []) or None), fmt))
 
 
 @app.command(
@@ -349,7 +289,7 @@ def guards_cmd(
         return
     if fmt not in ("table", "json"):
         raise RlcatError([Diagnostic("RLC105", f"--format must be table or json; got '{fmt}'")])
-    sys.stdout.write(list_guards(platform, fmt, _catalog(catalog)))
+    sys.stdout.write(list_guards(platform, fmt, catalog_for(catalog)))
 
 
 @app.command(
@@ -392,11 +332,11 @@ def validate_cmd(
     if not targets:
         root = builtin_root()
         targets = [root / "recipes", root / "catalog"]
-    cat = _catalog([*(catalog or []), *roots_for(targets)])
+    cat = catalog_for([*(catalog or []), *roots_for(targets)])
     for name in platform or []:
         cat.find("platform", name, key="--platform")  # an unknown platform is a usage error
     report = validate_paths(targets, cat, list(platform or []) or None)
-    _write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
+    write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
     if any(d.code in UNREADABLE and d.severity >= Severity.ERROR for d in report.diagnostics):
         raise typer.Exit(int(ExitCode.INPUT))
     failing = Severity.WARNING if strict else Severity.ERROR
@@ -482,44 +422,26 @@ def dev_fetch_verl() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI in-process and return its exit code (0 ok, 1 findings, 2 usage/input, 130 Ctrl-C)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    return exit_code_of(lambda: _run_app(args))
+
+
+def _run_app(args: list[str]) -> int:
     try:
         returned = app(args=args, prog_name="rlcat", standalone_mode=False)
-        if isinstance(returned, int) and returned:
-            return returned  # click hands back typer.Exit codes in non-standalone mode
-    except RlcatError as exc:
-        _print_diagnostics(exc.diagnostics)
-        return int(exc.exit_code)
     except typer.Exit as exc:
         return int(exc.exit_code)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return int(ExitCode.INTERRUPTED)
-    except Exception as exc:  # usage errors and crashes
-        return _unexpected(exc)
-    return int(ExitCode.OK)
-
-
-def _unexpected(exc: Exception) -> int:
-    if isinstance(exc, typer.Abort):
-        sys.stderr.write("interrupted\n")
-        return int(ExitCode.INTERRUPTED)
-    # Usage errors (bad option, missing argument) from the click layer that Typer uses; matched by
-    # shape because Typer releases differ in whether click is vendored.
-    show = getattr(exc, "show", None)
-    if callable(show) and hasattr(exc, "exit_code"):
-        show()
-        return int(ExitCode.INPUT)
-    if os.environ.get("RLCAT_TRACEBACK"):
-        raise exc
-    import traceback
-
-    log = Path(tempfile.gettempdir()) / "rlcat-crash.log"
-    log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
-    sys.stderr.write(
-        f"rlcat: internal error: {type(exc).__name__}: {exc}\n"
-        f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it.\n"
-    )
-    return 3
+    except typer.Abort:
+        raise KeyboardInterrupt from None
+    except Exception as exc:
+        # Usage errors (bad option, missing argument) from the click layer that Typer uses; matched
+        # by shape because Typer releases differ in whether click is vendored.
+        show = getattr(exc, "show", None)
+        if callable(show) and hasattr(exc, "exit_code") and not isinstance(exc, RlcatError):
+            show()
+            return int(ExitCode.INPUT)
+        raise
+    # click hands back typer.Exit codes in non-standalone mode
+    return returned if isinstance(returned, int) else int(ExitCode.OK)
 
 
 def run() -> None:

@@ -1,10 +1,32 @@
-"""The console script. `rlcat compile` is served from the cache when nothing it read has changed;
-everything else (and every miss) goes to the Typer CLI in cli.py."""
+"""The console script. A well-formed `rlcat compile` is parsed here and compiled without Typer,
+rich or pydantic (importing them costs more than the compile); everything else, and any compile
+command line this parser does not take as plainly well formed, goes to the Typer CLI in cli.py,
+which then gives the same result or the usage error.
+"""
 
 from __future__ import annotations
 
-import io
 import sys
+from pathlib import Path
+from typing import Any
+
+# `rlcat compile`'s options as cli.compile_cmd declares them (a test compares the two):
+# option spelling → (parameter, kind), kind: "one" value, "many" (repeatable) or "flag".
+COMPILE_OPTIONS: dict[str, tuple[str, str]] = {
+    "--platform": ("platform", "one"),
+    "-p": ("platform", "one"),
+    "--engine": ("engine", "one"),
+    "--mode": ("mode", "one"),
+    "--set": ("sets", "many"),
+    "--override": ("overrides", "many"),
+    "--format": ("fmt", "one"),
+    "-f": ("fmt", "one"),
+    "--output": ("output", "one"),
+    "-o": ("output", "one"),
+    "--explain": ("explain", "flag"),
+    "--catalog": ("catalog", "many"),
+}
+PATH_PARAMETERS = {"output", "catalog"}
 
 
 def run() -> None:
@@ -12,49 +34,51 @@ def run() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] != "compile" or "--help" in argv:
-        from .cli import main as cli_main
+    if argv[:1] == ["compile"]:
+        args = parse_compile(argv[1:])
+        if args is not None:
+            from .cli_common import compile_command, exit_code_of
 
-        return cli_main(argv)
-    from . import cache
-
-    entry = cache.lookup(argv)
-    if entry is not None:
-        return cache.replay(entry)
-    return _compile_and_store(argv)
-
-
-def _compile_and_store(argv: list[str]) -> int:
-    from . import cache, deps
+            return exit_code_of(lambda: compile_command(**args))
     from .cli import main as cli_main
-    from .cli import written_files
 
-    out, err = io.StringIO(), io.StringIO()
-    real_out, real_err = sys.stdout, sys.stderr
-    deps.reset()
-    written_files.clear()
-    sys.stdout, sys.stderr = _Tee(out, real_out), _Tee(err, real_err)
-    try:
-        code = cli_main(argv)
-    finally:
-        sys.stdout, sys.stderr = real_out, real_err
-    if code == 0:
-        cache.store(argv, deps.recorded(), out.getvalue(), err.getvalue(), dict(written_files))
-    return code
+    return cli_main(argv)
 
 
-class _Tee(io.TextIOBase):
-    """Writes through to the real stream while keeping a copy for the cache."""
-
-    def __init__(self, copy: io.StringIO, real: object):
-        self.copy, self.real = copy, real
-
-    def write(self, text: str) -> int:
-        self.copy.write(text)
-        return self.real.write(text)  # type: ignore[attr-defined,no-any-return]
-
-    def flush(self) -> None:
-        self.real.flush()  # type: ignore[attr-defined]
-
-    def isatty(self) -> bool:
-        return False
+def parse_compile(tokens: list[str]) -> dict[str, Any] | None:
+    """The keyword arguments of compile_command, or None when the command line is anything but
+    plainly well formed (help, unknown or repeated options, a missing value, values that look like
+    options, `--`): those are left to Typer, which knows every rule and message."""
+    args: dict[str, Any] = {}
+    positional: list[str] = []
+    rest = list(tokens)
+    while rest:
+        token = rest.pop(0)
+        if not token.startswith("-") or token == "-":
+            positional.append(token)
+            continue
+        name, has_value, value = token.partition("=")
+        if not has_value and token.startswith("--") is False and len(token) > 2:
+            return None  # -pcuda, -xyz: attached short values and flag bundles go to Typer
+        spec = COMPILE_OPTIONS.get(name if name.startswith("--") else token)
+        if spec is None or (has_value and not name.startswith("--")):
+            return None
+        parameter, kind = spec
+        if kind == "flag":
+            if has_value or parameter in args:
+                return None
+            args[parameter] = True
+            continue
+        if not has_value:
+            if not rest or rest[0].startswith("-"):
+                return None
+            value = rest.pop(0)
+        if kind == "one":
+            if parameter in args:
+                return None
+            args[parameter] = Path(value) if parameter in PATH_PARAMETERS else value
+        else:
+            args.setdefault(parameter, []).append(Path(value) if parameter in PATH_PARAMETERS else value)
+    if len(positional) != 1:
+        return None
+    return {"recipe": positional[0], **args}

@@ -1,5 +1,4 @@
-"""Writing files so that a failure never leaves a partial one (standard library only: the compile
-cache imports this before anything else)."""
+"""Writing files so that a failure never leaves a partial one."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from pathlib import Path
 
 def atomic_write(path: Path, text: str) -> None:
     """Write to a temporary file beside `path`, then rename it over `path`."""
-    import tempfile  # only when writing: a cache hit that prints its output should not pay for it
+    import tempfile  # only when writing: a compile to stdout should not pay for importing it
 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

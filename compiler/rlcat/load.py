@@ -15,7 +15,6 @@ from typing import Any
 
 import yaml
 
-from .deps import record
 from .diagnostics import Diagnostic, RlcatError, diag
 
 try:  # the C parser is ~10x faster; the pure-Python one is the fallback
@@ -85,7 +84,6 @@ class Document:
 def read_text(path: Path, display: str | None = None) -> str:
     """Read a file as UTF-8, turning every failure into a diagnostic."""
     name = display or str(path)
-    record(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -178,8 +176,6 @@ def load_yaml(path: Path, display: str | None = None) -> Document:
     doc = _parsed.get(key)
     if doc is None:
         doc = _parsed[key] = parse_yaml(read_text(path, display), name)
-    else:
-        record(path)
     return doc
 
 

@@ -12,7 +12,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..deps import record
 from ..diagnostics import RlcatError, diag
 from ..paths import schemas_dir
 
@@ -69,7 +68,6 @@ def available_versions() -> tuple[str, ...]:
 @cache
 def manifest(version: str) -> dict[str, Any]:
     path = index_dir(version) / "manifest.json"
-    record(path)
     try:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -95,7 +93,6 @@ def groups(version: str) -> dict[str, list[str]]:
 def load_index(version: str, config_name: str, group_overrides: tuple[str, ...] = ()) -> KeyIndex:
     """The index of one entry config (with group choices) of one release."""
     path = index_dir(version) / index_file_name(config_name, group_overrides)
-    record(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

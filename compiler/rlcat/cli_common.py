@@ -1,0 +1,123 @@
+"""What the Typer CLI (cli.py) and the quick `rlcat compile` entry (entry.py) share: the compile
+command itself, catalog folders from --catalog, diagnostics on stderr, atomic output files, and the
+exit code of every way a command can end. Nothing here imports Typer, rich or pydantic.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from .catalog import Catalog
+from .diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag
+from .files import atomic_write
+
+
+def catalog_for(extra: list[Path] | None) -> Catalog:
+    """The catalog with the --catalog folders (and RLCAT_PATH) in front of the built-in one."""
+    for folder in extra or []:
+        if not folder.is_dir():
+            raise RlcatError([diag("RLC001", f"--catalog {folder}: no such folder", file=str(folder))])
+    return Catalog.default(extra)
+
+
+def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
+    for d in diagnostics:
+        sys.stderr.write(d.render() + "\n")
+
+
+def write_output(text: str, output: Path | None) -> None:
+    """Print, or write the file atomically so that a failure never leaves a partial file."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    if output.is_dir():
+        raise RlcatError([Diagnostic("RLC105", f"-o {output}: is a directory; name a file")])
+    try:
+        atomic_write(output, text)
+    except OSError as exc:
+        raise RlcatError(
+            [Diagnostic("RLC105", f"-o {output}: cannot write there ({exc.strerror or exc})")]
+        ) from None
+
+
+def compile_command(
+    recipe: str,
+    *,
+    platform: str = "cuda",
+    engine: str | None = None,
+    mode: str | None = None,
+    sets: list[str] | None = None,
+    overrides: list[str] | None = None,
+    fmt: str = "overrides",
+    output: Path | None = None,
+    explain: bool = False,
+    catalog: list[Path] | None = None,
+) -> None:
+    """`rlcat compile`: compile, print the notes, write the plan in the chosen format."""
+    from .compile import Request, compile_request
+    from .emit.formats import FORMATS
+
+    if fmt not in FORMATS:
+        raise RlcatError([Diagnostic("RLC105", f"--format must be one of {', '.join(FORMATS)}; got '{fmt}'")])
+    compiled = compile_request(
+        Request(recipe, platform, engine, mode, None, list(sets or []), list(overrides or [])),
+        catalog_for(catalog),
+    )
+    print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
+    if explain:
+        from .explain import annotated_overrides, origins_json
+
+        if fmt == "overrides":
+            text = annotated_overrides(compiled)
+        elif fmt == "json":
+            import json
+
+            data = json.loads(FORMATS["json"](compiled))
+            data["origins"] = json.loads(origins_json(compiled))
+            text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        else:
+            raise RlcatError(
+                [
+                    Diagnostic(
+                        "RLC105",
+                        "--explain works with --format overrides or json; a shell "
+                        "script or YAML file has no room for annotations",
+                    )
+                ]
+            )
+    else:
+        text = FORMATS[fmt](compiled)
+    write_output(text, output)
+
+
+def exit_code_of(command: Callable[[], int | None]) -> int:
+    """Run a command and turn however it ends into the documented exit code: 0, 1 (findings),
+    2 (bad input), 130 (Ctrl-C), 3 (a crash, logged to a file instead of a traceback)."""
+    try:
+        return command() or int(ExitCode.OK)
+    except RlcatError as exc:
+        print_diagnostics(exc.diagnostics)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except Exception as exc:
+        return crashed(exc)
+
+
+def crashed(exc: Exception) -> int:
+    if os.environ.get("RLCAT_TRACEBACK"):
+        raise exc
+    import tempfile
+    import traceback
+
+    log = Path(tempfile.gettempdir()) / "rlcat-crash.log"
+    log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    sys.stderr.write(
+        f"rlcat: internal error: {type(exc).__name__}: {exc}\n"
+        f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it.\n"
+    )
+    return 3
