@@ -1,6 +1,6 @@
 """Cold-process cost of `rlcat compile`, against Python start-up and a Hydra compose of the same plan.
 
-Run:  python bench/cold_compile.py [--repeat N] [--json FILE] [--warm-cache] [--importtime] [--check]
+Run:  python bench/cold_compile.py [--repeat N] [--json FILE] [--importtime] [--check]
                                   [--via auto|script|module] [--recipe R] [--platform P]
 
 Three commands, each a fresh process, measured interleaved (A B C A B C ...) after one discarded
@@ -9,9 +9,8 @@ warm-up round, wall time around subprocess.run (so process spawn is included in 
   python   sys.executable -c pass                        (interpreter start-up, the reference)
   rlcat    rlcat compile RECIPE --platform PLATFORM        (the console script next to
                                                             sys.executable, as users run it; or
-                                                            python -m rlcat.cli with --via module,
-                                                            or when there is no script; it prints
-                                                            which, and whether -m works)
+                                                            python -m rlcat with --via module,
+                                                            or when there is no script)
   hydra    one Hydra compose of verl's entry config with exactly the overrides rlcat emits, in a
            fresh process that imports hydra but never verl (initialize_config_dir on the entry
            config's folder + compose, hydra.searchpath pointing at the tree's trainer config)
@@ -19,15 +18,14 @@ warm-up round, wall time around subprocess.run (so process spawn is included in 
 Budgets (DESIGN): rlcat <= 150 ms; rlcat <= 8x python start-up; Hydra compose >= 4x slower than rlcat.
 The exit code is 0 unless --check is given and a budget fails.
 
-"Cold" means a fresh process with the OS page cache and __pycache__ warm (the everyday case), and
-a fresh, empty RLCAT_CACHE_DIR for every rlcat run, so that if rlcat ever caches compiled data
-there every run still pays the full price. --warm-cache uses one persistent cache dir instead
-(primed by the warm-up round). Today rlcat ignores RLCAT_CACHE_DIR; the script reports whether
-anything was written there.
+"Cold" means a fresh process with the OS page cache and __pycache__ warm (the everyday case: pip
+writes the bytecode at install time; PYTHONDONTWRITEBYTECODE is dropped for the children so that a
+source checkout gets it in the warm-up round). rlcat keeps nothing between runs.
 
-It also checks, in a child process running rlcat.cli.main([...compile...]), that the compile path
-imports none of hydra, omegaconf, jsonschema; --importtime adds the top import-time contributors
-of that compile (python -X importtime, median of a few runs).
+It also checks, in a child process running the console script's rlcat.entry.main([...compile...]),
+that the compile imports none of hydra, omegaconf, jsonschema (DESIGN) nor pydantic, typer, rich
+(their import alone would cost more than the compile); --importtime adds the top import-time
+contributors of that compile (python -X importtime, median of a few runs).
 """
 
 from __future__ import annotations
@@ -50,8 +48,7 @@ from _benchlib import machine, median_ms, spread_ms, table, verdict, write_json
 BUDGET_MS = 150.0
 BUDGET_VS_PYTHON = 8.0
 BUDGET_VS_HYDRA = 4.0
-HEAVY = ("hydra", "omegaconf", "jsonschema")
-CACHE_ENV = "RLCAT_CACHE_DIR"
+HEAVY = ("hydra", "omegaconf", "jsonschema", "pydantic", "typer", "click", "rich")
 
 # The Hydra child: reads {config_dir, config_name, overrides} from the JSON file in argv[1].
 HYDRA_CHILD = """\
@@ -64,10 +61,10 @@ assert not any(m.split(".")[0] == "verl" for m in sys.modules), "verl was import
 print(len(cfg))
 """
 
-# The import check child: compile in-process through the CLI, then list what got imported.
+# The import check child: compile in-process as the console script does, then list what got imported.
 IMPORT_CHILD = """\
 import contextlib, io, json, sys
-from rlcat.cli import main
+from rlcat.entry import main
 heavy = set(json.loads(sys.argv[1]))
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
@@ -78,7 +75,7 @@ print(json.dumps({"rc": rc, "heavy": sorted(m for m in sys.modules if m.split(".
                   "third_party": third, "modules": len(sys.modules), "out_chars": len(out.getvalue())}))
 """
 
-IMPORTTIME_CHILD = "import json, sys\nfrom rlcat.cli import main\nsys.exit(main(json.loads(sys.argv[1])))\n"
+IMPORTTIME_CHILD = "import json, sys\nfrom rlcat.entry import main\nsys.exit(main(json.loads(sys.argv[1])))\n"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -87,15 +84,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--recipe", default="geo3k_megatron_4_4")
     p.add_argument("--platform", default="rocm")
     p.add_argument(
-        "--warm-cache",
-        action="store_true",
-        help=f"one persistent {CACHE_ENV} for all rlcat runs, not a fresh empty one per run",
-    )
-    p.add_argument(
         "--via",
         choices=("auto", "script", "module"),
         default="auto",
-        help="run rlcat as the console script (auto: if present) or as python -m rlcat.cli",
+        help="run rlcat as the console script (auto: if present) or as python -m rlcat",
     )
     p.add_argument("--importtime", action="store_true", help="also print the top import-time contributors")
     p.add_argument("--json", metavar="FILE", help="write machine-readable results here")
@@ -103,37 +95,29 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def child_env(cache_dir: str | None) -> dict[str, str]:
+def child_env() -> dict[str, str]:
     import os
 
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    if cache_dir is not None:
-        env[CACHE_ENV] = cache_dir
     return env
 
 
 def pick_rlcat(args: argparse.Namespace, work: Path) -> tuple[list[str], str, dict[str, Any]]:
     """Return (command prefix, how it was chosen, the plan as --format json) for the compile.
 
-    --via auto prefers the console script next to sys.executable: it is what users run, and its
-    entry point (not necessarily rlcat.cli) may do work of its own, such as serving a cache.
-    `python -m rlcat.cli` is probed either way and its outcome reported.
+    --via auto prefers the console script next to sys.executable: it is what users run.
+    `python -m rlcat` (the same entry point) is probed either way and its outcome reported.
     """
     tail = ["compile", args.recipe, "--platform", args.platform, "--format", "json"]
-    env = child_env(tempfile.mkdtemp(prefix="probe-", dir=work))
-    via_m = [sys.executable, "-m", "rlcat.cli"]
+    env = child_env()
+    via_m = [sys.executable, "-m", "rlcat"]
     probe = subprocess.run(via_m + tail, check=False, capture_output=True, text=True, env=env)
     module_ok = probe.returncode == 0 and bool(probe.stdout.strip())
     module_note = (
-        "python -m rlcat.cli works"
+        "python -m rlcat works"
         if module_ok
-        else "python -m rlcat.cli "
-        + (
-            f"fails (exit {probe.returncode})"
-            if probe.returncode
-            else "exits 0 but prints nothing (rlcat/cli.py has no __main__ guard)"
-        )
+        else f"python -m rlcat fails (exit {probe.returncode}) or prints nothing"
     )
 
     script = Path(sys.executable).parent / "rlcat"
@@ -195,14 +179,14 @@ def run_once(cmd: list[str], env: dict[str, str]) -> float:
     return elapsed
 
 
-def import_check(args: argparse.Namespace, cache_dir: str) -> dict[str, Any]:
+def import_check(args: argparse.Namespace) -> dict[str, Any]:
     argv = ["compile", args.recipe, "--platform", args.platform]
     r = subprocess.run(
         [sys.executable, "-c", IMPORT_CHILD, json.dumps(HEAVY), json.dumps(argv)],
         check=False,
         capture_output=True,
         text=True,
-        env=child_env(cache_dir),
+        env=child_env(),
     )
     if r.returncode != 0:
         sys.exit(f"import check child failed:\n{r.stderr[-3000:]}")
@@ -210,7 +194,7 @@ def import_check(args: argparse.Namespace, cache_dir: str) -> dict[str, Any]:
     return data
 
 
-def import_times(args: argparse.Namespace, work: Path, runs: int = 5) -> dict[str, Any]:
+def import_times(args: argparse.Namespace, runs: int = 5) -> dict[str, Any]:
     """Median self time per top-level package and per module, and cumulative per rlcat import."""
     argv = json.dumps(["compile", args.recipe, "--platform", args.platform])
     per_pkg: dict[str, list[float]] = {}
@@ -223,7 +207,7 @@ def import_times(args: argparse.Namespace, work: Path, runs: int = 5) -> dict[st
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
-            env=child_env(tempfile.mkdtemp(prefix="importtime-", dir=work)),
+            env=child_env(),
         )
         pkg: dict[str, float] = {}
         total = 0.0
@@ -250,35 +234,17 @@ def import_times(args: argparse.Namespace, work: Path, runs: int = 5) -> dict[st
     }
 
 
-def measure(
-    commands: dict[str, list[str]], args: argparse.Namespace, work: Path
-) -> tuple[dict[str, list[float]], float, bool]:
-    """Run the commands interleaved; return samples (s) per command, wall time, and whether rlcat
-    wrote anything into the RLCAT_CACHE_DIR it was given."""
-    warm_dir = str(work / "cache")
-    cache_dirs: list[str] = []
-
-    def rlcat_env() -> dict[str, str]:
-        if args.warm_cache:
-            Path(warm_dir).mkdir(exist_ok=True)
-            return child_env(warm_dir)
-        d = tempfile.mkdtemp(prefix="cache-", dir=work)
-        cache_dirs.append(d)
-        return child_env(d)
-
-    plain = child_env(None)
+def measure(commands: dict[str, list[str]], args: argparse.Namespace) -> tuple[dict[str, list[float]], float]:
+    """Run the commands interleaved; return samples (s) per command and the wall time."""
+    env = child_env()
     samples: dict[str, list[float]] = {k: [] for k in commands}
     t_start = time.perf_counter()
     for round_no in range(args.repeat + 1):  # round 0 is the discarded warm-up
         for name, cmd in commands.items():
-            elapsed = run_once(cmd, rlcat_env() if name == "rlcat" else plain)
+            elapsed = run_once(cmd, env)
             if round_no:
                 samples[name].append(elapsed)
-    wall = time.perf_counter() - t_start
-
-    used = [warm_dir] if args.warm_cache else cache_dirs
-    written = sum(1 for d in used if Path(d).is_dir() for _ in Path(d).rglob("*"))
-    return samples, wall, written > 0
+    return samples, time.perf_counter() - t_start
 
 
 def print_report(
@@ -286,7 +252,6 @@ def print_report(
     samples: dict[str, list[float]],
     wall: float,
     *,
-    honoured: bool,
     imports: dict[str, Any],
     itimes: dict[str, Any] | None,
 ) -> None:
@@ -326,15 +291,7 @@ def print_report(
         )
     )
     print(
-        f"\n{CACHE_ENV}: "
-        + (
-            "honoured (rlcat wrote files there)"
-            if honoured
-            else "not honoured (nothing written; every run is cold either way)"
-        )
-    )
-    print(
-        f"compile path imports of {'/'.join(HEAVY)}: {imports['heavy']} -> "
+        f"\ncompile path imports of {'/'.join(HEAVY)}: {imports['heavy']} -> "
         f"{verdict(not imports['heavy'] and imports['rc'] == 0)} (exit {imports['rc']}, "
         f"{imports['modules']} modules loaded)"
     )
@@ -374,18 +331,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"rlcat runs as: {rlcat_how}")
     print(f"hydra composes: {spec['config_dir']} ({len(spec['overrides'])} overrides incl. search path)")
-    print(
-        f"cache: {CACHE_ENV} = "
-        + (
-            "one persistent dir (--warm-cache)"
-            if args.warm_cache
-            else "a fresh empty dir per rlcat run (cold)"
-        )
-    )
 
-    samples, wall, honoured = measure(commands, args, work)
-    imports = import_check(args, str(work / "import-check-cache"))
-    itimes = import_times(args, work) if args.importtime else None
+    samples, wall = measure(commands, args)
+    imports = import_check(args)
+    itimes = import_times(args) if args.importtime else None
 
     med = {k: median_ms(v) for k, v in samples.items()}
     rlcat_vs_python = med["rlcat"] / med["python"]
@@ -397,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         f"compile imports none of {', '.join(HEAVY)}": not imports["heavy"] and imports["rc"] == 0,
     }
 
-    print_report(args, samples, wall, honoured=honoured, imports=imports, itimes=itimes)
+    print_report(args, samples, wall, imports=imports, itimes=itimes)
     ok = all(checks.values())
     print("\nbudgets: " + ("all PASS" if ok else "FAIL: " + "; ".join(k for k, v in checks.items() if not v)))
     write_json(
@@ -412,8 +361,6 @@ def main(argv: list[str] | None = None) -> int:
             "config_name": spec["config_name"],
             "overrides": len(plan["overrides"]),
             "rlcat_command": rlcat_how,
-            "warm_cache": args.warm_cache,
-            "cache_env_honoured": honoured,
             "repeat": args.repeat,
             "wall_s": wall,
             "median_ms": med,

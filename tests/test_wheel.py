@@ -46,7 +46,7 @@ def test_wheel_ships_data_and_compiles_outside_the_checkout(tmp_path: Path) -> N
     zipfile.ZipFile(wheel).extractall(target)
     workdir = tmp_path / "elsewhere"
     workdir.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(target), "RLCAT_NO_CACHE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(target)}
     run = subprocess.run(
         [
             sys.executable,
