@@ -6,7 +6,6 @@ Files are named after their entry (`recipes/geo3k_megatron_4_4.yaml` holds recip
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -22,12 +21,17 @@ KIND_DIRS: dict[Kind, str] = {
 }
 
 
-@dataclass
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
 class Catalog:
     """Search roots in order (user roots first, the built-in catalog last); the first match wins."""
 
-    roots: list[Path] = field(default_factory=list)
-    _names: dict[Kind, dict[str, Path]] = field(default_factory=dict, repr=False)
+    __slots__ = ("_names", "roots")
+
+    def __init__(
+        self, roots: list[Path] | None = None, _names: dict[Kind, dict[str, Path]] | None = None
+    ) -> None:
+        self.roots: list[Path] = [] if roots is None else roots
+        self._names: dict[Kind, dict[str, Path]] = {} if _names is None else _names
 
     @classmethod
     def default(cls, extra: list[Path] | None = None) -> Catalog:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from .catalog import Catalog
@@ -28,31 +27,55 @@ from .verl import index as verl_index
 from .verl.check import Override, check
 
 
-@dataclass
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
 class Request:
     """What the user asked for: a recipe, a platform, and command-line choices."""
 
-    recipe: str
-    platform: str = "cuda"
-    engine: str | None = None
-    mode: str | None = None
-    backend: str | None = None
-    sets: list[str] = field(default_factory=list)
-    overrides: list[str] = field(default_factory=list)
+    __slots__ = ("backend", "engine", "mode", "overrides", "platform", "recipe", "sets")
+
+    def __init__(  # noqa: PLR0917 - fields may be passed by position
+        self,
+        recipe: str,
+        platform: str = "cuda",
+        engine: str | None = None,
+        mode: str | None = None,
+        backend: str | None = None,
+        sets: list[str] | None = None,
+        overrides: list[str] | None = None,
+    ) -> None:
+        self.recipe = recipe
+        self.platform = platform
+        self.engine = engine
+        self.mode = mode
+        self.backend = backend
+        self.sets: list[str] = [] if sets is None else sets
+        self.overrides: list[str] = [] if overrides is None else overrides
 
 
-@dataclass
 class Compiled:
     """A checked launch plan, ready to emit."""
 
-    plan: Plan
-    recipe: Recipe
-    profile: PlatformProfile
-    overrides: list[Override]
-    env: list[Setting]
-    diagnostics: list[Diagnostic]
-    dropped: list[Setting]
-    guards_fired: list[str] = field(default_factory=list)
+    __slots__ = ("diagnostics", "dropped", "env", "guards_fired", "overrides", "plan", "profile", "recipe")
+
+    def __init__(  # noqa: PLR0917 - fields may be passed by position
+        self,
+        plan: Plan,
+        recipe: Recipe,
+        profile: PlatformProfile,
+        overrides: list[Override],
+        env: list[Setting],
+        diagnostics: list[Diagnostic],
+        dropped: list[Setting],
+        guards_fired: list[str] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.recipe = recipe
+        self.profile = profile
+        self.overrides = overrides
+        self.env = env
+        self.diagnostics = diagnostics
+        self.dropped = dropped
+        self.guards_fired: list[str] = [] if guards_fired is None else guards_fired
 
     @property
     def override_texts(self) -> list[str]:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
+from typing import Any, Final
+
+from .record import Record
 
 DOCS_BASE = "https://rlcat.readthedocs.io/en/latest/diagnostics/"
 
@@ -65,19 +67,47 @@ CODES: dict[str, tuple[str, Severity]] = {
 }
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
+class Diagnostic(Record):
     """A finding from any stage: where it is, what is wrong, and how to fix it."""
 
-    code: str
-    message: str
-    severity: Severity = Severity.ERROR
-    file: str | None = None
-    line: int | None = None
-    col: int | None = None
-    key: str | None = None
-    hint: str | None = None
-    source: str | None = field(default=None, compare=False)
+    __slots__ = __match_args__ = (
+        "code",
+        "message",
+        "severity",
+        "file",
+        "line",
+        "col",
+        "key",
+        "hint",
+        "source",
+    )
+
+    def __init__(  # noqa: PLR0917 - fields may be passed by position
+        self,
+        code: str,
+        message: str,
+        severity: Severity = Severity.ERROR,
+        file: str | None = None,
+        line: int | None = None,
+        col: int | None = None,
+        key: str | None = None,
+        hint: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        self.code: Final = code
+        self.message: Final = message
+        self.severity: Final = severity
+        self.file: Final = file
+        self.line: Final = line
+        self.col: Final = col
+        self.key: Final = key
+        self.hint: Final = hint
+        self.source: Final = source
+
+    def _compared(self) -> tuple[Any, ...]:
+        # every field but `source` takes part in equality and hash
+        return (self.code, self.message, self.severity, self.file, self.line, self.col, self.key, self.hint)
 
     @property
     def docs_url(self) -> str:

@@ -9,7 +9,6 @@ alias expansion is bounded.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +62,18 @@ _SCALARS = {
 }
 
 
-@dataclass
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
 class Document:
     """A loaded YAML file: its data and where each key and value sits (1-based line and column)."""
 
-    file: str
-    data: dict[str, Any]
-    positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    __slots__ = ("data", "file", "positions")
+
+    def __init__(
+        self, file: str, data: dict[str, Any], positions: dict[Path_, tuple[int, int]] | None = None
+    ) -> None:
+        self.file = file
+        self.data = data
+        self.positions: dict[Path_, tuple[int, int]] = {} if positions is None else positions
 
     def position(self, path: Path_) -> tuple[int, int] | None:
         """The position of `path`, or of its nearest ancestor that has one."""

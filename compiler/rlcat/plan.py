@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, Final
+
+from .record import Record
 
 
 class Layer(IntEnum):
@@ -22,16 +23,27 @@ class Layer(IntEnum):
         return self.name.lower().replace("_", "-")
 
 
-@dataclass(frozen=True)
-class Origin:
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
+class Origin(Record):
     """Where a value came from: its layer, a label people read, and a file position when there is one."""
 
-    layer: Layer
-    label: str
-    file: str | None = None
-    line: int | None = None
-    col: int | None = None
-    reason: str | None = None
+    __slots__ = __match_args__ = ("layer", "label", "file", "line", "col", "reason")
+
+    def __init__(  # noqa: PLR0917 - fields may be passed by position
+        self,
+        layer: Layer,
+        label: str,
+        file: str | None = None,
+        line: int | None = None,
+        col: int | None = None,
+        reason: str | None = None,
+    ) -> None:
+        self.layer: Final = layer
+        self.label: Final = label
+        self.file: Final = file
+        self.line: Final = line
+        self.col: Final = col
+        self.reason: Final = reason
 
     def describe(self) -> str:
         where = ""
@@ -55,25 +67,36 @@ class Origin:
 REMOVED: Any = type("Removed", (), {"__repr__": lambda self: "<removed>"})()
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(Record):
     """One value for a verl key or environment variable, and who set it."""
 
-    key: str
-    value: Any
-    origin: Origin
-    # a key that older or newer verl releases lack (e.g. megatron.grad_offload, dropped in 0.9.1):
-    # left out with a note instead of failing when the target release does not have it
-    optional: bool = False
-    # the same key under its names in other verl releases; the check keeps the one the target has
-    alternatives: tuple[str, ...] = ()
+    __slots__ = __match_args__ = ("key", "value", "origin", "optional", "alternatives")
+
+    def __init__(
+        self,
+        key: str,
+        value: Any,
+        origin: Origin,
+        optional: bool = False,
+        alternatives: tuple[str, ...] = (),
+    ) -> None:
+        self.key: Final = key
+        self.value: Final = value
+        self.origin: Final = origin
+        # a key that older or newer verl releases lack (e.g. megatron.grad_offload, dropped in 0.9.1):
+        # left out with a note instead of failing when the target release does not have it
+        self.optional: Final = optional
+        # the same key under its names in other verl releases; the check keeps the one the target has
+        self.alternatives: Final = alternatives
 
 
-@dataclass
 class History:
     """Every value a key took, in layer order; the last one is in force."""
 
-    entries: list[Setting] = field(default_factory=list)
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: list[Setting] | None = None) -> None:
+        self.entries = [] if entries is None else entries
 
     @property
     def final(self) -> Setting:
@@ -84,19 +107,42 @@ class History:
         return self.final.value is REMOVED
 
 
-@dataclass
 class Plan:
     """The launch plan as it moves through the pipeline: entrypoint, config, overrides and env."""
 
-    recipe: str
-    platform: str
-    entrypoint: str
-    config_name: str
-    verl_version: str
-    verl_index: str
-    group_choices: dict[str, str] = field(default_factory=dict)
-    overrides: dict[str, History] = field(default_factory=dict)
-    env: dict[str, History] = field(default_factory=dict)
+    __slots__ = (
+        "config_name",
+        "entrypoint",
+        "env",
+        "group_choices",
+        "overrides",
+        "platform",
+        "recipe",
+        "verl_index",
+        "verl_version",
+    )
+
+    def __init__(  # noqa: PLR0917 - fields may be passed by position
+        self,
+        recipe: str,
+        platform: str,
+        entrypoint: str,
+        config_name: str,
+        verl_version: str,
+        verl_index: str,
+        group_choices: dict[str, str] | None = None,
+        overrides: dict[str, History] | None = None,
+        env: dict[str, History] | None = None,
+    ) -> None:
+        self.recipe = recipe
+        self.platform = platform
+        self.entrypoint = entrypoint
+        self.config_name = config_name
+        self.verl_version = verl_version
+        self.verl_index = verl_index
+        self.group_choices = {} if group_choices is None else group_choices
+        self.overrides: dict[str, History] = {} if overrides is None else overrides
+        self.env: dict[str, History] = {} if env is None else env
 
     def put(self, setting: Setting, *, env: bool = False) -> None:
         """Record a value. Entries stay in layer order, so a later layer wins whenever it is applied

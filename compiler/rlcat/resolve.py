@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,13 +42,18 @@ LAYER_FIELDS = (
 )
 
 
-@dataclass
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
 class Source:
     """Recipe data merged from its files and layers, and the origin of every value in it."""
 
-    data: dict[str, Any]
-    origins: dict[Path_, Origin]
-    files: list[str] = field(default_factory=list)
+    __slots__ = ("data", "files", "origins")
+
+    def __init__(
+        self, data: dict[str, Any], origins: dict[Path_, Origin], files: list[str] | None = None
+    ) -> None:
+        self.data = data
+        self.origins = origins
+        self.files: list[str] = [] if files is None else files
 
     def origin(self, path: Path_) -> Origin | None:
         return self.origins.get(path)
@@ -363,16 +367,26 @@ def load_entry(
     return entry, Origin(Layer.RECIPE, f"catalog {kind} {name}", doc.file, 1)  # type: ignore[return-value]
 
 
-@dataclass
 class Resolved:
     """A validated recipe with its catalog entries and the origin of each of its values."""
 
-    recipe: Recipe
-    source: Source
-    model: ModelEntry
-    model_origin: Origin
-    dataset: DatasetEntry
-    dataset_origin: Origin
+    __slots__ = ("dataset", "dataset_origin", "model", "model_origin", "recipe", "source")
+
+    def __init__(  # noqa: PLR0917 - fields may be passed by position
+        self,
+        recipe: Recipe,
+        source: Source,
+        model: ModelEntry,
+        model_origin: Origin,
+        dataset: DatasetEntry,
+        dataset_origin: Origin,
+    ) -> None:
+        self.recipe = recipe
+        self.source = source
+        self.model = model
+        self.model_origin = model_origin
+        self.dataset = dataset
+        self.dataset_origin = dataset_origin
 
     def origin(self, field_path: str) -> Origin:
         """Who set a recipe field: the file position that set it, or rlcat's default on the field."""

@@ -6,8 +6,6 @@ invariants, RLC8xx differences between verl releases.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..diagnostics import Diagnostic, Severity, diag
 from ..plan import REMOVED, Layer, Origin, Setting
 from .base import REGISTRY, Affects, Context, Finding, Guard
@@ -21,11 +19,20 @@ from .platform import custom_all_reduce, sglang_attention_triton, vllm_version  
 __all__ = ["REGISTRY", "Affects", "Context", "Finding", "Guard", "GuardReport", "run_guards"]
 
 
-@dataclass
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
 class GuardReport:
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    fired: list[str] = field(default_factory=list)  # guard ids that found something
-    keys: set[str] = field(default_factory=set)  # keys a guard reported (the key check skips them)
+    __slots__ = ("diagnostics", "fired", "keys")
+
+    def __init__(
+        self,
+        diagnostics: list[Diagnostic] | None = None,
+        fired: list[str] | None = None,
+        keys: set[str] | None = None,
+    ) -> None:
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.fired: list[str] = [] if fired is None else fired  # guard ids that found something
+        # keys a guard reported (the key check skips them)
+        self.keys: set[str] = set() if keys is None else keys
 
 
 def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> GuardReport:

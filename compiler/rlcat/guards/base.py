@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
 
 from ..diagnostics import Severity
 from ..model.plain import ModelEntry, PlatformProfile, Recipe
 from ..plan import Plan
 from ..platforms import allows
+from ..record import Record
 from ..verl.index import KeyIndex
 
 ID_PATTERN = re.compile(r"^RLC[5-8]\d\d$")
@@ -20,16 +20,27 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 DOC_SECTIONS = ("**Why**", "**Bad**", "**Good**")
 
 
-@dataclass(frozen=True)
-class Affects:
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
+class Affects(Record):
     """Where a guard applies; an empty field means any. `verl` is a range such as ">=0.9,<1"."""
 
-    platforms: tuple[str, ...] = ()  # platform names or families (cuda, rocm, npu)
-    engines: tuple[str, ...] = ()
-    backends: tuple[str, ...] = ()
-    modes: tuple[str, ...] = ()
-    algorithms: tuple[str, ...] = ()
-    verl: str = ""
+    __slots__ = __match_args__ = ("platforms", "engines", "backends", "modes", "algorithms", "verl")
+
+    def __init__(  # noqa: PLR0917 - fields may be passed by position
+        self,
+        platforms: tuple[str, ...] = (),
+        engines: tuple[str, ...] = (),
+        backends: tuple[str, ...] = (),
+        modes: tuple[str, ...] = (),
+        algorithms: tuple[str, ...] = (),
+        verl: str = "",
+    ) -> None:
+        self.platforms: Final = platforms  # platform names or families (cuda, rocm, npu)
+        self.engines: Final = engines
+        self.backends: Final = backends
+        self.modes: Final = modes
+        self.algorithms: Final = algorithms
+        self.verl: Final = verl
 
     def matches(self, recipe: Recipe, profile: PlatformProfile) -> bool:
         if self.platforms and not {profile.name, profile.family} & set(self.platforms):
@@ -81,15 +92,19 @@ def in_range(version: str, spec: str) -> bool:
     return True
 
 
-@dataclass
 class Context:
     """What a guard sees: the final recipe, its model, the platform, the plan, verl's key index."""
 
-    recipe: Recipe
-    model: ModelEntry
-    profile: PlatformProfile
-    plan: Plan
-    index: KeyIndex
+    __slots__ = ("index", "model", "plan", "profile", "recipe")
+
+    def __init__(
+        self, recipe: Recipe, model: ModelEntry, profile: PlatformProfile, plan: Plan, index: KeyIndex
+    ) -> None:
+        self.recipe = recipe
+        self.model = model
+        self.profile = profile
+        self.plan = plan
+        self.index = index
 
     def value(self, key: str) -> Any:
         """The value verl will see for `key`: the plan's, else verl's default (simple interpolations
@@ -142,15 +157,24 @@ def _literal(text: str) -> Any:
     return text
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Record):
     """One problem a guard found; `fix` maps verl keys to the values that repair it."""
 
-    message: str
-    key: str | None = None
-    hint: str | None = None
-    fix: dict[str, Any] = field(default_factory=dict)
-    fix_env: dict[str, str] = field(default_factory=dict)
+    __slots__ = __match_args__ = ("message", "key", "hint", "fix", "fix_env")
+
+    def __init__(
+        self,
+        message: str,
+        key: str | None = None,
+        hint: str | None = None,
+        fix: dict[str, Any] | None = None,
+        fix_env: dict[str, str] | None = None,
+    ) -> None:
+        self.message: Final = message
+        self.key: Final = key
+        self.hint: Final = hint
+        self.fix: Final[dict[str, Any]] = {} if fix is None else fix
+        self.fix_env: Final[dict[str, str]] = {} if fix_env is None else fix_env
 
 
 class Guard:
@@ -195,7 +219,9 @@ def register(cls: G) -> G:
         raise TypeError(f"guard id {cls.id} is taken by {REGISTRY[cls.id].__name__}")
     if any(g.name == cls.name for g in REGISTRY.values()):
         raise TypeError(f"guard name {cls.name} is taken")
-    missing = [s for s in DOC_SECTIONS if s not in cls.docs()]
+    # the raw docstring holds the sections if docs() does (it only strips indentation), and reading
+    # it keeps inspect (cleandoc) off the compile path, which registers every guard
+    missing = [s for s in DOC_SECTIONS if s not in (cls.__doc__ or "")]
     if missing:
         raise TypeError(f"guard {cls.id} docs lack {', '.join(missing)}")
     REGISTRY[cls.id] = cls

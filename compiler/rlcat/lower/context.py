@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -12,26 +11,39 @@ from ..plan import Layer, Origin, Setting
 from ..resolve import Resolved
 
 
-@dataclass
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
 class Target:
     """What the lowering needs to know about the platform: its profile and verl's config groups."""
 
-    profile: PlatformProfile
-    # config-group options of the target verl release, e.g. {"model_engine": ["dp", "megatron", ...]}
-    groups: dict[str, list[str]]
+    __slots__ = ("groups", "profile")
+
+    def __init__(self, profile: PlatformProfile, groups: dict[str, list[str]]) -> None:
+        self.profile = profile
+        # config-group options of the target verl release, e.g. {"model_engine": ["dp", "megatron", ...]}
+        self.groups = groups
 
 
-@dataclass
 class Lowered:
     """Lowering output: entry decisions plus ordered settings and env."""
 
-    entrypoint: str = ""
-    config_name: str = ""
-    group_choices: dict[str, str] = field(default_factory=dict)
-    # every value each key took during the pass, in the order they were set
-    settings: dict[str, list[Setting]] = field(default_factory=dict)
-    env: dict[str, list[Setting]] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    __slots__ = ("config_name", "diagnostics", "entrypoint", "env", "group_choices", "settings")
+
+    def __init__(  # noqa: PLR0917 - fields may be passed by position
+        self,
+        entrypoint: str = "",
+        config_name: str = "",
+        group_choices: dict[str, str] | None = None,
+        settings: dict[str, list[Setting]] | None = None,
+        env: dict[str, list[Setting]] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+    ) -> None:
+        self.entrypoint = entrypoint
+        self.config_name = config_name
+        self.group_choices: dict[str, str] = {} if group_choices is None else group_choices
+        # every value each key took during the pass, in the order they were set
+        self.settings: dict[str, list[Setting]] = {} if settings is None else settings
+        self.env: dict[str, list[Setting]] = {} if env is None else env
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
 
 
 @cache

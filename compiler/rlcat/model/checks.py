@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
+from ..record import Record
+
 Check = Callable[[Any], Any]
 P = TypeVar("P", bound="Plain")
 
@@ -23,8 +25,9 @@ class Invalid(Exception):
     """The value does not match the schema; validating it with the pydantic schema says why."""
 
 
-class Plain:
-    """A frozen record with one slot per field; equality is field by field, as in pydantic."""
+class Plain(Record):
+    """A frozen record with one slot per field; equality is field by field, as in pydantic. Fields
+    are set once, by the check that builds the record; assigning one later raises."""
 
     __slots__ = ()
     SCHEMA: ClassVar[str]  # "module:Class" of the pydantic schema this class mirrors
@@ -39,19 +42,7 @@ class Plain:
     @classmethod
     def fields(cls) -> tuple[str, ...]:
         """Field names in schema order (the order pydantic dumps them in)."""
-        names: tuple[str, ...] = cls.__slots__
-        return names
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self.fields())
-
-    __hash__ = None  # type: ignore[assignment]  # fields hold lists and dicts
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.fields())
-        return f"{type(self).__name__}({inner})"
+        return cls.__match_args__
 
     def replace(self: P, **changes: Any) -> P:
         """A copy with some fields changed (not validated: for tests and internal variations)."""

@@ -104,10 +104,11 @@ def _class_source(cls: type[BaseModel]) -> str:
     doc = (cls.__doc__ or "").strip() or f"The fields of {cls.__name__}."
     doc = doc.split("\n\n")[0].replace("\n    ", " ")
     fields = list(cls.model_fields)
-    if {"fields", "SCHEMA", "ALIASES"} & set(fields):
+    if {"fields", "replace", "SCHEMA", "ALIASES"} & set(fields):
         raise GenerationError(f"{cls.__name__}: a field name clashes with the plain base class")
     lines = [f"class {cls.__name__}(Plain):", f'    """{doc}"""', ""]
-    lines.append(f"    __slots__ = ({', '.join(repr(f) for f in fields)}{',' if len(fields) == 1 else ''})")
+    names = f"({', '.join(repr(f) for f in fields)}{',' if len(fields) == 1 else ''})"
+    lines.append(f"    __slots__ = __match_args__ = {names}")
     lines.append(f'    SCHEMA = "{cls.__module__}:{cls.__name__}"')
     aliases = {n: f.alias for n, f in cls.model_fields.items() if f.alias and f.alias != n}
     if aliases:

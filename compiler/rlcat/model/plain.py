@@ -33,7 +33,7 @@ __all__ = ["CHECKS", "Algorithm", "Any", "Backend", "Engine", "Literal", "Mode",
 class Variants(Plain):
     """Other axis values this recipe may be compiled with (its own are always allowed)."""
 
-    __slots__ = ('engine', 'mode', 'backend')
+    __slots__ = __match_args__ = ('engine', 'mode', 'backend')
     SCHEMA = "rlcat.model.recipe:Variants"
 
     engine: list[Engine]
@@ -44,7 +44,7 @@ class Variants(Plain):
 class Resources(Plain):
     """Where the run goes: nodes × GPUs, and for fully_async how the GPUs split."""
 
-    __slots__ = ('nodes', 'gpus_per_node', 'trainer_gpus', 'rollout_gpus')
+    __slots__ = __match_args__ = ('nodes', 'gpus_per_node', 'trainer_gpus', 'rollout_gpus')
     SCHEMA = "rlcat.model.recipe:Resources"
 
     nodes: int
@@ -56,7 +56,7 @@ class Resources(Plain):
 class RoleParallelism(Plain):
     """Model parallelism of one trained role (Megatron: tp/pp/cp/ep/etp; FSDP: sp, fsdp_size)."""
 
-    __slots__ = ('tp', 'pp', 'cp', 'ep', 'etp', 'sp', 'fsdp_size')
+    __slots__ = __match_args__ = ('tp', 'pp', 'cp', 'ep', 'etp', 'sp', 'fsdp_size')
     SCHEMA = "rlcat.model.recipe:RoleParallelism"
 
     tp: int | None
@@ -71,7 +71,7 @@ class RoleParallelism(Plain):
 class RolloutParallelism(Plain):
     """The fields of RolloutParallelism."""
 
-    __slots__ = ('tp', 'dp', 'ep')
+    __slots__ = __match_args__ = ('tp', 'dp', 'ep')
     SCHEMA = "rlcat.model.recipe:RolloutParallelism"
 
     tp: int | None
@@ -82,7 +82,7 @@ class RolloutParallelism(Plain):
 class Parallelism(Plain):
     """The fields of Parallelism."""
 
-    __slots__ = ('actor', 'ref', 'critic', 'rollout')
+    __slots__ = __match_args__ = ('actor', 'ref', 'critic', 'rollout')
     SCHEMA = "rlcat.model.recipe:Parallelism"
 
     actor: RoleParallelism
@@ -94,7 +94,7 @@ class Parallelism(Plain):
 class Batch(Plain):
     """Batch sizes and sequence lengths."""
 
-    __slots__ = ('train_batch_size', 'mini_batch_size', 'micro_batch_size_per_gpu', 'log_prob_micro_batch_size_per_gpu', 'responses_per_prompt', 'max_prompt_length', 'max_response_length', 'dynamic_batch_size', 'max_token_len_per_gpu', 'log_prob_max_token_len_per_gpu')
+    __slots__ = __match_args__ = ('train_batch_size', 'mini_batch_size', 'micro_batch_size_per_gpu', 'log_prob_micro_batch_size_per_gpu', 'responses_per_prompt', 'max_prompt_length', 'max_response_length', 'dynamic_batch_size', 'max_token_len_per_gpu', 'log_prob_max_token_len_per_gpu')
     SCHEMA = "rlcat.model.recipe:Batch"
 
     train_batch_size: int | None
@@ -112,7 +112,7 @@ class Batch(Plain):
 class ValSampling(Plain):
     """The fields of ValSampling."""
 
-    __slots__ = ('temperature', 'top_p', 'top_k', 'do_sample', 'n')
+    __slots__ = __match_args__ = ('temperature', 'top_p', 'top_k', 'do_sample', 'n')
     SCHEMA = "rlcat.model.recipe:ValSampling"
 
     temperature: float | None
@@ -125,7 +125,7 @@ class ValSampling(Plain):
 class Rollout(Plain):
     """Engine-independent rollout settings; engine_kwargs holds the engine-specific rest."""
 
-    __slots__ = ('gpu_memory_utilization', 'max_model_len', 'max_num_batched_tokens', 'enable_chunked_prefill', 'temperature', 'top_p', 'top_k', 'dtype', 'enforce_eager', 'cudagraph_capture_sizes', 'val', 'engine_kwargs')
+    __slots__ = __match_args__ = ('gpu_memory_utilization', 'max_model_len', 'max_num_batched_tokens', 'enable_chunked_prefill', 'temperature', 'top_p', 'top_k', 'dtype', 'enforce_eager', 'cudagraph_capture_sizes', 'val', 'engine_kwargs')
     SCHEMA = "rlcat.model.recipe:Rollout"
 
     gpu_memory_utilization: float | None
@@ -145,7 +145,7 @@ class Rollout(Plain):
 class Optim(Plain):
     """The fields of Optim."""
 
-    __slots__ = ('lr', 'lr_warmup_steps', 'lr_decay_steps', 'weight_decay', 'grad_clip')
+    __slots__ = __match_args__ = ('lr', 'lr_warmup_steps', 'lr_decay_steps', 'weight_decay', 'grad_clip')
     SCHEMA = "rlcat.model.recipe:Optim"
 
     lr: float
@@ -158,7 +158,7 @@ class Optim(Plain):
 class Offload(Plain):
     """The fields of Offload."""
 
-    __slots__ = ('param', 'optimizer', 'grad', 'optimizer_cpu')
+    __slots__ = __match_args__ = ('param', 'optimizer', 'grad', 'optimizer_cpu')
     SCHEMA = "rlcat.model.recipe:Offload"
 
     param: bool | None
@@ -170,7 +170,7 @@ class Offload(Plain):
 class MegatronSettings(Plain):
     """The fields of MegatronSettings."""
 
-    __slots__ = ('use_mbridge', 'vanilla_mbridge', 'use_remove_padding', 'dtype', 'override_transformer_config')
+    __slots__ = __match_args__ = ('use_mbridge', 'vanilla_mbridge', 'use_remove_padding', 'dtype', 'override_transformer_config')
     SCHEMA = "rlcat.model.recipe:MegatronSettings"
 
     use_mbridge: bool | None
@@ -183,7 +183,7 @@ class MegatronSettings(Plain):
 class Actor(Plain):
     """The policy: optimizer, offload, model flags."""
 
-    __slots__ = ('optim', 'offload', 'ref_param_offload', 'model_path', 'use_remove_padding', 'gradient_checkpointing', 'trust_remote_code', 'model_override_config', 'megatron')
+    __slots__ = __match_args__ = ('optim', 'offload', 'ref_param_offload', 'model_path', 'use_remove_padding', 'gradient_checkpointing', 'trust_remote_code', 'model_override_config', 'megatron')
     SCHEMA = "rlcat.model.recipe:Actor"
 
     optim: Optim
@@ -200,7 +200,7 @@ class Actor(Plain):
 class KLLoss(Plain):
     """The fields of KLLoss."""
 
-    __slots__ = ('enabled', 'coef', 'type')
+    __slots__ = __match_args__ = ('enabled', 'coef', 'type')
     SCHEMA = "rlcat.model.recipe:KLLoss"
 
     enabled: bool
@@ -211,7 +211,7 @@ class KLLoss(Plain):
 class KLInReward(Plain):
     """The fields of KLInReward."""
 
-    __slots__ = ('enabled', 'coef')
+    __slots__ = __match_args__ = ('enabled', 'coef')
     SCHEMA = "rlcat.model.recipe:KLInReward"
 
     enabled: bool
@@ -221,7 +221,7 @@ class KLInReward(Plain):
 class ClipRatio(Plain):
     """The fields of ClipRatio."""
 
-    __slots__ = ('low', 'high', 'c')
+    __slots__ = __match_args__ = ('low', 'high', 'c')
     SCHEMA = "rlcat.model.recipe:ClipRatio"
 
     low: float | None
@@ -232,7 +232,7 @@ class ClipRatio(Plain):
 class OverlongBuffer(Plain):
     """DAPO's soft overlong punishment."""
 
-    __slots__ = ('enabled', 'length', 'penalty_factor', 'log')
+    __slots__ = __match_args__ = ('enabled', 'length', 'penalty_factor', 'log')
     SCHEMA = "rlcat.model.recipe:OverlongBuffer"
 
     enabled: bool
@@ -244,7 +244,7 @@ class OverlongBuffer(Plain):
 class FilterGroups(Plain):
     """DAPO's dynamic sampling: drop groups whose responses all score alike."""
 
-    __slots__ = ('enabled', 'metric', 'max_num_gen_batches')
+    __slots__ = __match_args__ = ('enabled', 'metric', 'max_num_gen_batches')
     SCHEMA = "rlcat.model.recipe:FilterGroups"
 
     enabled: bool
@@ -255,7 +255,7 @@ class FilterGroups(Plain):
 class AlgorithmSettings(Plain):
     """The fields of AlgorithmSettings."""
 
-    __slots__ = ('kl_loss', 'kl_in_reward', 'entropy_coeff', 'clip_ratio', 'loss_agg_mode', 'overlong_buffer', 'filter_groups')
+    __slots__ = __match_args__ = ('kl_loss', 'kl_in_reward', 'entropy_coeff', 'clip_ratio', 'loss_agg_mode', 'overlong_buffer', 'filter_groups')
     SCHEMA = "rlcat.model.recipe:AlgorithmSettings"
 
     kl_loss: KLLoss | None
@@ -270,7 +270,7 @@ class AlgorithmSettings(Plain):
 class Critic(Plain):
     """PPO's value model."""
 
-    __slots__ = ('optim', 'model_path', 'offload', 'warmup', 'use_remove_padding', 'gradient_checkpointing')
+    __slots__ = __match_args__ = ('optim', 'model_path', 'offload', 'warmup', 'use_remove_padding', 'gradient_checkpointing')
     SCHEMA = "rlcat.model.recipe:Critic"
 
     optim: Optim
@@ -284,7 +284,7 @@ class Critic(Plain):
 class AsyncTraining(Plain):
     """fully_async: how far rollout may run ahead of training, and when weights sync."""
 
-    __slots__ = ('staleness_threshold', 'trigger_parameter_sync_step', 'require_batches', 'partial_rollout', 'total_rollout_steps')
+    __slots__ = __match_args__ = ('staleness_threshold', 'trigger_parameter_sync_step', 'require_batches', 'partial_rollout', 'total_rollout_steps')
     SCHEMA = "rlcat.model.recipe:AsyncTraining"
 
     staleness_threshold: float
@@ -297,7 +297,7 @@ class AsyncTraining(Plain):
 class Trainer(Plain):
     """The fields of Trainer."""
 
-    __slots__ = ('logger', 'project', 'experiment', 'epochs', 'total_training_steps', 'test_freq', 'save_freq', 'val_before_train', 'resume_mode', 'log_val_generations', 'balance_batch')
+    __slots__ = __match_args__ = ('logger', 'project', 'experiment', 'epochs', 'total_training_steps', 'test_freq', 'save_freq', 'val_before_train', 'resume_mode', 'log_val_generations', 'balance_batch')
     SCHEMA = "rlcat.model.recipe:Trainer"
 
     logger: list[str]
@@ -316,7 +316,7 @@ class Trainer(Plain):
 class Recipe(Plain):
     """A named, typed verl run."""
 
-    __slots__ = ('name', 'summary', 'extends', 'algorithm', 'backend', 'engine', 'mode', 'model', 'dataset', 'variants', 'resources', 'parallelism', 'batch', 'rollout', 'actor', 'algorithm_settings', 'critic', 'async_training', 'trainer', 'platforms', 'env', 'allow', 'overrides')
+    __slots__ = __match_args__ = ('name', 'summary', 'extends', 'algorithm', 'backend', 'engine', 'mode', 'model', 'dataset', 'variants', 'resources', 'parallelism', 'batch', 'rollout', 'actor', 'algorithm_settings', 'critic', 'async_training', 'trainer', 'platforms', 'env', 'allow', 'overrides')
     SCHEMA = "rlcat.model.recipe:Recipe"
     ALIASES = {'algorithm_settings': 'algo', 'async_training': 'async'}
 
@@ -348,7 +348,7 @@ class Recipe(Plain):
 class ModelEntry(Plain):
     """A model a recipe can train."""
 
-    __slots__ = ('name', 'hf_id', 'family', 'modality', 'size', 'moe', 'max_position_embeddings', 'extended_max_position_embeddings', 'trust_remote_code', 'notes')
+    __slots__ = __match_args__ = ('name', 'hf_id', 'family', 'modality', 'size', 'moe', 'max_position_embeddings', 'extended_max_position_embeddings', 'trust_remote_code', 'notes')
     SCHEMA = "rlcat.model.catalog:ModelEntry"
 
     name: str
@@ -366,7 +366,7 @@ class ModelEntry(Plain):
 class DatasetEntry(Plain):
     """A dataset with its files (as the preprocessing step writes them) and reward."""
 
-    __slots__ = ('name', 'summary', 'train_files', 'val_files', 'prompt_key', 'image_key', 'truncation', 'filter_overlong_prompts', 'return_raw_chat', 'preprocessing', 'reward', 'notes', 'modality', 'size_hint')
+    __slots__ = __match_args__ = ('name', 'summary', 'train_files', 'val_files', 'prompt_key', 'image_key', 'truncation', 'filter_overlong_prompts', 'return_raw_chat', 'preprocessing', 'reward', 'notes', 'modality', 'size_hint')
     SCHEMA = "rlcat.model.catalog:DatasetEntry"
 
     name: str
@@ -388,7 +388,7 @@ class DatasetEntry(Plain):
 class EnvVar(Plain):
     """An environment variable the platform's launches need, with the reason."""
 
-    __slots__ = ('name', 'value', 'reason', 'source')
+    __slots__ = __match_args__ = ('name', 'value', 'reason', 'source')
     SCHEMA = "rlcat.model.platform:EnvVar"
 
     name: str
@@ -400,7 +400,7 @@ class EnvVar(Plain):
 class TweakWhen(Plain):
     """Conditions (all must hold; an empty list means any)."""
 
-    __slots__ = ('engine', 'backend', 'mode', 'model', 'recipe', 'multi_node')
+    __slots__ = __match_args__ = ('engine', 'backend', 'mode', 'model', 'recipe', 'multi_node')
     SCHEMA = "rlcat.model.platform:TweakWhen"
 
     engine: list[Engine]
@@ -414,7 +414,7 @@ class TweakWhen(Plain):
 class Tweak(Plain):
     """A platform adjustment: when it applies, what it sets, and why."""
 
-    __slots__ = ('id', 'when', 'set', 'env', 'reason', 'source')
+    __slots__ = __match_args__ = ('id', 'when', 'set', 'env', 'reason', 'source')
     SCHEMA = "rlcat.model.platform:Tweak"
 
     id: str
@@ -428,7 +428,7 @@ class Tweak(Plain):
 class SupportCell(Plain):
     """Support status of one mode × engine × backend cell on this platform."""
 
-    __slots__ = ('mode', 'engine', 'backend', 'status', 'source', 'note')
+    __slots__ = __match_args__ = ('mode', 'engine', 'backend', 'status', 'source', 'note')
     SCHEMA = "rlcat.model.platform:SupportCell"
 
     mode: Mode
@@ -442,7 +442,7 @@ class SupportCell(Plain):
 class PlatformProfile(Plain):
     """Everything rlcat knows about running verl on one platform."""
 
-    __slots__ = ('name', 'family', 'vendor', 'summary', 'verl_version', 'verl_index', 'image', 'docker_run', 'software', 'gpus', 'env', 'tweaks', 'support', 'sources')
+    __slots__ = __match_args__ = ('name', 'family', 'vendor', 'summary', 'verl_version', 'verl_index', 'image', 'docker_run', 'software', 'gpus', 'env', 'tweaks', 'support', 'sources')
     SCHEMA = "rlcat.model.platform:PlatformProfile"
 
     name: str

@@ -2,32 +2,42 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from ..diagnostics import Diagnostic, diag, suggestion_hint
 from ..emit.hydra_value import UnrenderableValue, render
 from ..plan import Plan, Setting
+from ..record import Record
 from .index import KeyIndex
 
 _NUMBER = (int, float)
 
 
-@dataclass(frozen=True)
-class Override:
+# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
+class Override(Record):
     """One checked override: its text and the setting behind it."""
 
-    text: str
-    prefix: str  # "" for an existing key, "++" for a key inside an open dict
-    key: str
-    setting: Setting
+    __slots__ = __match_args__ = ("text", "prefix", "key", "setting")
+
+    def __init__(self, text: str, prefix: str, key: str, setting: Setting) -> None:
+        self.text: Final = text
+        self.prefix: Final = prefix  # "" for an existing key, "++" for a key inside an open dict
+        self.key: Final = key
+        self.setting: Final = setting
 
 
-@dataclass
 class Checked:
-    overrides: list[Override] = field(default_factory=list)
-    dropped: list[Setting] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    __slots__ = ("diagnostics", "dropped", "overrides")
+
+    def __init__(
+        self,
+        overrides: list[Override] | None = None,
+        dropped: list[Setting] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+    ) -> None:
+        self.overrides: list[Override] = [] if overrides is None else overrides
+        self.dropped: list[Setting] = [] if dropped is None else dropped
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
 
 
 def type_matches(expected: str, value: Any, key: str = "") -> bool:
