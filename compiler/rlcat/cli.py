@@ -420,7 +420,7 @@ def dev_fetch_verl() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI in-process and return its exit code (0 ok, 1 findings, 2 usage/input, 130 Ctrl-C)."""
+    """Run the CLI in-process and return its exit code (diagnostics.ExitCode)."""
     args = list(sys.argv[1:] if argv is None else argv)
     return exit_code_of(lambda: _run_app(args))
 

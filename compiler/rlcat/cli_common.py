@@ -120,4 +120,4 @@ def crashed(exc: Exception) -> int:
         f"rlcat: internal error: {type(exc).__name__}: {exc}\n"
         f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it.\n"
     )
-    return 3
+    return int(ExitCode.INTERNAL)

@@ -27,7 +27,14 @@ class ExitCode(IntEnum):
     OK = 0
     FINDINGS = 1  # at least one finding at error level
     INPUT = 2  # usage error, or input that could not be read or understood
+    INTERNAL = 3  # a bug in rlcat: one line on stderr, the traceback in a log file
     INTERRUPTED = 130
+
+
+EXIT_CODES_TEXT = (
+    "`0` success, `1` findings at error level, `2` usage error or unreadable input, `3` internal "
+    "error (a bug in rlcat; the traceback is written to a log file), `130` interrupted"
+)
 
 
 # Codes are stable; families by hundreds. Each entry: (title, default severity).

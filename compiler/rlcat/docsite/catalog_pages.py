@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..diagnostics import CODES
+from ..diagnostics import CODES, EXIT_CODES_TEXT
 from ..guards import REGISTRY
 from .data import Site
 from .links import ENGINE_LABELS, page, platform_anchor, rel
@@ -216,8 +216,7 @@ def diagnostics_page() -> str:
     out = [
         "# Diagnostics\n",
         "Every problem rlcat reports is one line, `file:line:col CODE severity: message [key]`, "
-        "followed by a hint. Exit codes: `0` success, `1` findings at error level, `2` usage error or "
-        "unreadable input, `130` interrupted.\n",
+        f"followed by a hint. Exit codes: {EXIT_CODES_TEXT}.\n",
     ]
     for family, title in FAMILIES.items():
         out.append(f"## RLC{family}xx: {title} {{#rlc{family}xx}}\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from ..diagnostics import EXIT_CODES_TEXT
 from .md import anchor, code, esc, fence, table
 
 
@@ -121,9 +122,8 @@ def cli_page() -> str:
     out = [
         "# Command line\n",
         "Generated from the command line itself (the Typer app in `rlcat.cli`): what `rlcat COMMAND "
-        "--help` prints, as a page. Exit codes are the same for every command: `0` success, `1` "
-        "findings at error level, `2` usage error or unreadable input, `130` interrupted "
-        "([diagnostics](diagnostics.md)).\n",
+        "--help` prints, as a page. Exit codes are the same for every command: "
+        f"{EXIT_CODES_TEXT} ([diagnostics](diagnostics.md)).\n",
     ]
     body: list[str] = []
     _walk(root, ["rlcat"], 1, body)
