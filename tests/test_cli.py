@@ -375,3 +375,26 @@ def test_python_dash_m(tmp_path: Path) -> None:
     proc = _run([sys.executable, "-m", "rlcat", "list", "--format", "json"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert sorted(row["name"] for row in json.loads(proc.stdout)) == SEED_RECIPES
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compile", "geo3k_megatron_4_4", "--platform", "rocm", "--explain", "-f", "json"],
+        ["show", "geo3k_megatron_4_4"],
+        ["list", "--format", "json"],
+    ],
+)
+def test_a_reader_that_goes_away_ends_the_run_quietly(argv: list[str], tmp_path: Path) -> None:
+    """`rlcat ... | head -1`: the pipe closes early; exit 141 as after SIGPIPE, nothing on stderr."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before rlcat writes anything
+    try:
+        proc = subprocess.run(
+            [_console_script(), *argv], cwd=tmp_path, stdout=write_end, stderr=subprocess.PIPE, check=False
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141
+    err = proc.stderr.decode()
+    assert err == ""

@@ -130,7 +130,7 @@ def list_cmd(
     from .listing import list_recipes, render_list
 
     rows = list_recipes(catalog_for(catalog), algorithm=algorithm, backend=backend, engine=engine, mode=mode)
-    sys.stdout.write(render_list(rows, fmt))
+    write_output(render_list(rows, fmt), None)
 
 
 @app.command(
@@ -152,7 +152,7 @@ def show_cmd(
     """Show a recipe resolved: extends merged, defaults filled in, catalog entries looked up."""
     from .listing import show_recipe
 
-    sys.stdout.write(show_recipe(recipe, catalog_for(catalog), platform))
+    write_output(show_recipe(recipe, catalog_for(catalog), platform), None)
 
 
 @app.command(
@@ -185,7 +185,7 @@ def explain_cmd(
         Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])),
         catalog_for(catalog),
     )
-    sys.stdout.write(explain_key(compiled, key))
+    write_output(explain_key(compiled, key), None)
 
 
 @app.command(
@@ -233,7 +233,7 @@ def diff_cmd(
     a = compile_request(Request(recipe, platform, engine), cat)
     b = compile_request(Request(right_recipe, right_platform, engine), cat)
     labels = (f"{recipe} on {platform}", f"{right_recipe} on {right_platform}")
-    sys.stdout.write(render_diff(diff(a, b), *labels, fmt))
+    write_output(render_diff(diff(a, b), *labels, fmt), None)
 
 
 @app.command(
@@ -259,7 +259,7 @@ def matrix_cmd(
 
     if fmt not in ("table", "json"):
         raise RlcatError([Diagnostic("RLC105", f"--format must be table or json; got '{fmt}'")])
-    sys.stdout.write(render_matrix(matrix(recipe, catalog_for(catalog), list(platform or []) or None), fmt))
+    write_output(render_matrix(matrix(recipe, catalog_for(catalog), list(platform or []) or None), fmt), None)
 
 
 @app.command(
@@ -285,11 +285,11 @@ def guards_cmd(
     from .guards_cli import guard_docs, list_guards
 
     if guard_id is not None:
-        sys.stdout.write(guard_docs(guard_id))
+        write_output(guard_docs(guard_id), None)
         return
     if fmt not in ("table", "json"):
         raise RlcatError([Diagnostic("RLC105", f"--format must be table or json; got '{fmt}'")])
-    sys.stdout.write(list_guards(platform, fmt, catalog_for(catalog)))
+    write_output(list_guards(platform, fmt, catalog_for(catalog)), None)
 
 
 @app.command(

@@ -28,10 +28,19 @@ def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
         sys.stderr.write(d.render() + "\n")
 
 
+class OutputClosed(Exception):
+    """stdout's reader went away. Not an OSError, so that click (under Typer) passes it on instead
+    of exiting with its own code."""
+
+
 def write_output(text: str, output: Path | None) -> None:
     """Print, or write the file atomically so that a failure never leaves a partial file."""
     if output is None:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except (BrokenPipeError, OutputClosed):
+            raise OutputClosed from None
         return
     if output.is_dir():
         raise RlcatError([Diagnostic("RLC105", f"-o {output}: is a directory; name a file")])
@@ -104,6 +113,12 @@ def exit_code_of(command: Callable[[], int | None]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return int(ExitCode.INTERRUPTED)
+    except (BrokenPipeError, OutputClosed):
+        # nothing more can reach the reader; point stdout at devnull so that the flush at exit
+        # does not fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return int(ExitCode.BROKEN_PIPE)
     except Exception as exc:
         return crashed(exc)
 

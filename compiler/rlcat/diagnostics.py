@@ -29,11 +29,13 @@ class ExitCode(IntEnum):
     INPUT = 2  # usage error, or input that could not be read or understood
     INTERNAL = 3  # a bug in rlcat: one line on stderr, the traceback in a log file
     INTERRUPTED = 130
+    BROKEN_PIPE = 141  # stdout's reader went away (`| head`): quietly, as a tool killed by SIGPIPE
 
 
 EXIT_CODES_TEXT = (
     "`0` success, `1` findings at error level, `2` usage error or unreadable input, `3` internal "
-    "error (a bug in rlcat; the traceback is written to a log file), `130` interrupted"
+    "error (a bug in rlcat; the traceback is written to a log file), `130` interrupted, `141` the "
+    "reader of the output went away (as after SIGPIPE, e.g. `| head`)"
 )
 
 
