@@ -27,7 +27,38 @@ from .checks import (
     string,
 )
 
-__all__ = ["CHECKS", "Algorithm", "Any", "Backend", "Engine", "Literal", "Mode", "rules"]
+__all__ = [
+    "CHECKS",
+    "Actor",
+    "AlgorithmSettings",
+    "AsyncTraining",
+    "Batch",
+    "ClipRatio",
+    "Critic",
+    "DatasetEntry",
+    "EnvVar",
+    "FilterGroups",
+    "KLInReward",
+    "KLLoss",
+    "MegatronSettings",
+    "ModelEntry",
+    "Offload",
+    "Optim",
+    "OverlongBuffer",
+    "Parallelism",
+    "PlatformProfile",
+    "Recipe",
+    "Resources",
+    "RoleParallelism",
+    "Rollout",
+    "RolloutParallelism",
+    "SupportCell",
+    "Trainer",
+    "Tweak",
+    "TweakWhen",
+    "ValSampling",
+    "Variants",
+]
 
 
 class Variants(Plain):
