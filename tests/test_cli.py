@@ -398,3 +398,22 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(argv: list[str], tmp_path:
     assert proc.returncode == 141
     err = proc.stderr.decode()
     assert err == ""
+
+
+@pytest.mark.parametrize("via", ["quick", "typer"])
+def test_a_closed_stderr_ends_the_run_quietly(via: str, tmp_path: Path) -> None:
+    """Notes go to stderr, before the plan is written; with stderr's reader gone the run ends with
+    141 on both command-line paths and writes no plan file."""
+    argv = ["compile", "dapo_math_fsdp2_4_4", "--platform", "npu", "--engine", "sglang", "-o", "plan.txt"]
+    prefix = [_console_script()] if via == "quick" else [sys.executable, "-m", "rlcat.cli"]
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [*prefix, *argv], cwd=tmp_path, stdout=subprocess.PIPE, stderr=write_end, check=False
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141
+    assert proc.stdout == b""
+    assert not (tmp_path / "plan.txt").exists()

@@ -27,6 +27,7 @@ from rlcat.model import catalog as catalog_models
 from rlcat.model import platform as platform_models
 from rlcat.model import recipe as recipe_models
 from rlcat.model.checks import Invalid, Plain, dump, python_pattern
+from rlcat.model.codegen import GenerationError, portable_pattern
 from rlcat.model.plain import CHECKS, DatasetEntry, ModelEntry, PlatformProfile, Recipe
 from rlcat.resolve import load_recipe_source
 
@@ -137,6 +138,9 @@ EDGE_CASES = {
     "tuple for a list": _recipe(trainer__logger=("console",)),
     "list of one wrong item": _recipe(trainer__logger=["console", 3]),
     "mapping with a bad key": _recipe(env={"1BAD": "x"}),
+    "allow key with a non-ASCII digit": _recipe(allow={"RLC5\U00016d70\U00016d71": "Kirat Rai digits"}),
+    "allow key with Arabic-Indic digits": _recipe(allow={"RLC5\u0661\u0662": "x"}),
+    "allow key": _recipe(allow={"RLC601": "checked by hand"}),
     "mapping with a non-string value": _recipe(env={"GOOD": 1}),
     "engine_kwargs for an unknown engine": _recipe(rollout__engine_kwargs={"trt": {}}),
     "critic on dapo": _recipe(critic={"optim": {"lr": 1e-5}}),
@@ -278,7 +282,15 @@ def test_dump_spells_aliases_and_drops_what_is_asked() -> None:
 
 def test_rust_end_anchor_is_translated() -> None:
     assert python_pattern("^a$") == r"^a\Z"
-    assert python_pattern(r"^a\$") == r"^a\$"
+    assert python_pattern(r"^a\$") == r"^a\$"  # an escaped dollar sign
+    assert python_pattern(r"^a\\$") == r"^a\\\Z"  # an escaped backslash, then the end
+
+
+@pytest.mark.parametrize("pattern", [r"^RLC[5-8]\d\d$", r"^\w+$", r"\bx", r"^a$|^b$"])
+def test_patterns_the_two_regex_engines_may_read_differently_are_refused(pattern: str) -> None:
+    with pytest.raises(GenerationError, match="may match differently"):
+        portable_pattern(pattern, "Recipe.allow")
+    portable_pattern(r"^RLC[5-8][0-9][0-9]$", "Recipe.allow")
 
 
 def test_plain_module_imports_no_pydantic(tmp_path: Path) -> None:

@@ -49,7 +49,10 @@ app.add_typer(docs_app, name="docs")
 
 CatalogOpt = Annotated[
     Optional[list[Path]],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
-    typer.Option("--catalog", help="Extra catalog folder (repeatable); RLCAT_PATH also adds folders."),
+    # readable=False: cli_common.catalog_for checks the folders, for this CLI and the quick compile alike
+    typer.Option(
+        "--catalog", readable=False, help="Extra catalog folder (repeatable); RLCAT_PATH also adds folders."
+    ),
 ]
 
 
@@ -85,7 +88,8 @@ def compile_cmd(
     ] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="overrides | shell | json | yaml")] = "overrides",
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+        Path | None,
+        typer.Option("--output", "-o", readable=False, help="Write to this file instead of stdout."),
     ] = None,
     explain: Annotated[
         bool, typer.Option("--explain", help="Annotate every override and env var with its origin.")
@@ -429,6 +433,8 @@ def _run_app(args: list[str]) -> int:
     try:
         returned = app(args=args, prog_name="rlcat", standalone_mode=False)
     except typer.Exit as exc:
+        if exc.exit_code == ExitCode.INTERRUPTED:  # Typer's own Ctrl-C handling: say it as we do
+            raise KeyboardInterrupt from None
         return int(exc.exit_code)
     except typer.Abort:
         raise KeyboardInterrupt from None

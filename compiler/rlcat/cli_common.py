@@ -20,12 +20,20 @@ def catalog_for(extra: list[Path] | None) -> Catalog:
     for folder in extra or []:
         if not folder.is_dir():
             raise RlcatError([diag("RLC001", f"--catalog {folder}: no such folder", file=str(folder))])
-    return Catalog.default(extra)
+    catalog = Catalog.default(extra)
+    for root in catalog.roots:
+        if root.is_dir() and not os.access(root, os.R_OK | os.X_OK):
+            raise RlcatError([diag("RLC001", f"catalog folder {root}: permission denied", file=str(root))])
+    return catalog
 
 
 def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
-    for d in diagnostics:
-        sys.stderr.write(d.render() + "\n")
+    try:
+        for d in diagnostics:
+            sys.stderr.write(d.render() + "\n")
+        sys.stderr.flush()
+    except BrokenPipeError:
+        raise OutputClosed from None
 
 
 class OutputClosed(Exception):
@@ -106,21 +114,31 @@ def exit_code_of(command: Callable[[], int | None]) -> int:
     """Run a command and turn however it ends into the documented exit code: 0, 1 (findings),
     2 (bad input), 130 (Ctrl-C), 3 (a crash, logged to a file instead of a traceback)."""
     try:
-        return command() or int(ExitCode.OK)
-    except RlcatError as exc:
-        print_diagnostics(exc.diagnostics)
-        return int(exc.exit_code)
+        try:
+            return command() or int(ExitCode.OK)
+        except RlcatError as exc:
+            print_diagnostics(exc.diagnostics)
+            return int(exc.exit_code)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return int(ExitCode.INTERRUPTED)
     except (BrokenPipeError, OutputClosed):
-        # nothing more can reach the reader; point stdout at devnull so that the flush at exit
-        # does not fail again
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _quiet_closed_streams()
         return int(ExitCode.BROKEN_PIPE)
     except Exception as exc:
         return crashed(exc)
+
+
+def _quiet_closed_streams() -> None:
+    """Point a stream whose reader went away at devnull, so that the flush at exit cannot fail
+    again; a stream that still works keeps what was written to it."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
 
 
 def crashed(exc: Exception) -> int:
@@ -129,8 +147,11 @@ def crashed(exc: Exception) -> int:
     import tempfile
     import traceback
 
-    log = Path(tempfile.gettempdir()) / "rlcat-crash.log"
-    log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    # a fresh file each time: a fixed name could belong to another user or another run
+    fd, name = tempfile.mkstemp(prefix="rlcat-crash-", suffix=".log")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("".join(traceback.format_exception(exc)))
+    log = Path(name)
     sys.stderr.write(
         f"rlcat: internal error: {type(exc).__name__}: {exc}\n"
         f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it.\n"

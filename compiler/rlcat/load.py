@@ -158,9 +158,18 @@ def parse_yaml(text: str, file: str) -> Document:
     return Document(file, data, builder.positions)
 
 
-def parse_value(raw: str) -> Any:
-    """A command-line value (--set, --override) read as recipe files read values (1e-6 is a number)."""
-    return yaml.load(raw, Loader=_Loader)
+def parse_value(raw: str, source: str) -> Any:
+    """A command-line value (--set, --override) read as recipe files read values: 1e-6 is a number,
+    and the same tags and limits apply. `source` names the value in diagnostics. Raises
+    yaml.YAMLError for text that is not YAML (the caller keeps it as text)."""
+    root = yaml.compose(raw, Loader=_Loader)
+    if root is None:
+        return None
+    builder = _Builder(source)
+    value = builder.build(root, (), 0)
+    if builder.errors:
+        raise RlcatError(builder.errors)
+    return value
 
 
 # Parsed files by (path, display name, mtime, size): one process compiling many plans (matrix, docs,
@@ -235,7 +244,11 @@ class _Builder:
             )
             return None
         assert isinstance(node, yaml.ScalarNode)
-        value = _SCALARS[node.tag](node)
+        try:
+            value = _SCALARS[node.tag](node)
+        except (ValueError, KeyError):  # an explicit tag on text it cannot read: `!!int 1.5`
+            self._error("RLC002", f"'{node.value}' is not a valid {node.tag.rsplit(':', 1)[-1]}", node, path)
+            return None
         if isinstance(value, str) and "\x00" in value:
             self._error(
                 "RLC103",

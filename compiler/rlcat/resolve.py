@@ -293,7 +293,7 @@ def parse_assignment(text: str, flag: str, shape: str, example: str) -> tuple[st
             ]
         )
     try:
-        value = parse_value(raw) if raw.strip() else ""
+        value = parse_value(raw, f"{flag} {text}") if raw.strip() else ""
     except yaml.YAMLError:
         value = raw
     return key, value

@@ -54,7 +54,7 @@ def validate(cls: type[P], data: Mapping[str, Any], locate: Locator) -> P:
     except ValidationError as exc:
         raise RlcatError(_diagnostics(schema, data, exc, locate)) from None
     # unreachable while model/plain.py is generated from the schemas (tests hold the two together)
-    raise RuntimeError(f"{name}: the plain check rejects what the schema accepts; run `rlcat dev schemas`")
+    raise RuntimeError(f"{name}: the generated check rejects what the pydantic schema accepts (a bug)")
 
 
 def _diagnostics(

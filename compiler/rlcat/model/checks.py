@@ -192,8 +192,10 @@ def number(
 
 def python_pattern(pattern: str) -> str:
     """pydantic matches patterns with Rust's regex, where a final `$` is the end of the text only;
-    Python's `$` also matches before a final newline, so it becomes `\\Z`."""
-    if pattern.endswith("$") and not pattern.endswith("\\$"):
+    Python's `$` also matches before a final newline, so it becomes `\\Z`. (The code generator
+    admits only patterns on which the two engines otherwise agree: see codegen.portable_pattern.)"""
+    escapes = len(pattern[:-1]) - len(pattern[:-1].rstrip("\\"))
+    if pattern.endswith("$") and escapes % 2 == 0:
         return pattern[:-1] + r"\Z"
     return pattern
 

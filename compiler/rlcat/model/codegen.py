@@ -272,8 +272,26 @@ def _check(schema: dict[str, Any], definitions: dict[str, Any], where: str) -> s
         key = _check(schema.get("keys_schema", {"type": "any"}), definitions, where)
         value = _check(schema.get("values_schema", {"type": "any"}), definitions, where)
         return f"dict_of({key}, {value})"
+    if kind == "str" and "pattern" in schema:
+        portable_pattern(schema["pattern"], where)
     function = {"int": "integer", "float": "number", "str": "string"}[kind]
     return f"{function}({', '.join(_keywords(schema, known[kind]))})"
+
+
+# Escapes whose meaning rests on Unicode tables: Rust's regex (pydantic) and Python's re follow
+# different Unicode versions, so `\d` accepts digits in one that the other rejects.
+_TABLE_ESCAPES = re.compile(r"\\[dDwWsSbB]")
+
+
+def portable_pattern(pattern: str, where: str) -> None:
+    """Refuse a pattern that Rust's regex and Python's re could read differently: Unicode-table
+    escapes, and `$` anywhere but at the end (`python_pattern` translates only that one)."""
+    unescaped = re.sub(r"\\.", "", pattern)
+    if _TABLE_ESCAPES.search(pattern) or "$" in unescaped[:-1]:
+        raise GenerationError(
+            f"{where}: pattern {pattern!r} may match differently in pydantic (Rust regex) and Python; "
+            "spell character classes out ([0-9], not \\d) and use $ only at the end"
+        )
 
 
 def _keywords(schema: dict[str, Any], names: tuple[str, ...]) -> list[str]:

@@ -778,7 +778,7 @@ check_Recipe = model(
         Field('trainer', check_Trainer, required=False, factory=lambda: check_Trainer({})),
         Field('platforms', dict_of(string(pattern='^[a-z0-9][a-z0-9_.\\-]*$', max_length=100), dict_of(string(), any_value())), required=False, factory=dict),
         Field('env', dict_of(string(pattern='^[A-Za-z_][A-Za-z0-9_]*$'), string()), required=False, factory=dict),
-        Field('allow', dict_of(string(pattern='^RLC[5-8]\\d\\d$'), string()), required=False, factory=dict),
+        Field('allow', dict_of(string(pattern='^RLC[5-8][0-9][0-9]$'), string()), required=False, factory=dict),
         Field('overrides', dict_of(string(pattern='^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_0-9][A-Za-z0-9_]*)*$'), any_value()), required=False, factory=dict),
     ),
     rules.critic_matches_algorithm,
