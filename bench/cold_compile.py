@@ -151,17 +151,12 @@ def pick_rlcat(args: argparse.Namespace, work: Path) -> tuple[list[str], str, di
 
 def hydra_spec(plan: dict[str, Any]) -> dict[str, Any]:
     """The compose rlcat.verl.compose.compose would do for this plan, as data for HYDRA_CHILD."""
-    from rlcat.verl.compose import ENTRY_DIRS, entry_dir
-    from rlcat.verl.trees import require_tree
+    from rlcat.verl.compose import entry_dir, with_trainer_searchpath
 
     version, name = plan["verl_index"], plan["config_name"]
-    overrides = list(plan["overrides"])
-    if any(o.split("=", 1)[0].strip() == "hydra.searchpath" for o in overrides):
+    if any(o.split("=", 1)[0].strip() == "hydra.searchpath" for o in plan["overrides"]):
         sys.exit("the plan sets hydra.searchpath itself; this benchmark does not merge search paths")
-    trainer = "verl/trainer/config"
-    if ENTRY_DIRS[name] != trainer:
-        path = "file://" + (require_tree(version) / trainer).resolve().as_posix()
-        overrides.insert(0, "hydra.searchpath=['" + path.replace("\\", "\\\\").replace("'", "\\'") + "']")
+    overrides = with_trainer_searchpath(version, name, plan["overrides"])
     return {
         "version": version,
         "config_dir": str(entry_dir(version, name)),

@@ -442,7 +442,7 @@ def _run_app(args: list[str]) -> int:
         # Usage errors (bad option, missing argument) from the click layer that Typer uses; matched
         # by shape because Typer releases differ in whether click is vendored.
         show = getattr(exc, "show", None)
-        if callable(show) and hasattr(exc, "exit_code") and not isinstance(exc, RlcatError):
+        if callable(show) and hasattr(exc, "exit_code"):
             show()
             return int(ExitCode.INPUT)
         raise

@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from .catalog import Catalog
 from .diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag
@@ -27,28 +28,27 @@ def catalog_for(extra: list[Path] | None) -> Catalog:
     return catalog
 
 
-def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
+class OutputClosed(Exception):
+    """The reader of stdout or stderr went away. Not an OSError, so that click (under Typer) passes
+    it on instead of exiting with its own code."""
+
+
+def _emit(stream: TextIO, text: str) -> None:
     try:
-        for d in diagnostics:
-            sys.stderr.write(d.render() + "\n")
-        sys.stderr.flush()
+        stream.write(text)
+        stream.flush()
     except BrokenPipeError:
         raise OutputClosed from None
 
 
-class OutputClosed(Exception):
-    """stdout's reader went away. Not an OSError, so that click (under Typer) passes it on instead
-    of exiting with its own code."""
+def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
+    _emit(sys.stderr, "".join(d.render() + "\n" for d in diagnostics))
 
 
 def write_output(text: str, output: Path | None) -> None:
     """Print, or write the file atomically so that a failure never leaves a partial file."""
     if output is None:
-        try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        except (BrokenPipeError, OutputClosed):
-            raise OutputClosed from None
+        _emit(sys.stdout, text)
         return
     if output.is_dir():
         raise RlcatError([Diagnostic("RLC105", f"-o {output}: is a directory; name a file")])
@@ -111,8 +111,8 @@ def compile_command(
 
 
 def exit_code_of(command: Callable[[], int | None]) -> int:
-    """Run a command and turn however it ends into the documented exit code: 0, 1 (findings),
-    2 (bad input), 130 (Ctrl-C), 3 (a crash, logged to a file instead of a traceback)."""
+    """Run a command and turn however it ends into its documented exit code (ExitCode): findings and
+    bad input are printed as diagnostics, a crash is logged to a file instead of a traceback."""
     try:
         try:
             return command() or int(ExitCode.OK)
@@ -126,7 +126,7 @@ def exit_code_of(command: Callable[[], int | None]) -> int:
         _quiet_closed_streams()
         return int(ExitCode.BROKEN_PIPE)
     except Exception as exc:
-        return crashed(exc)
+        return _crashed(exc)
 
 
 def _quiet_closed_streams() -> None:
@@ -141,17 +141,16 @@ def _quiet_closed_streams() -> None:
             os.close(devnull)
 
 
-def crashed(exc: Exception) -> int:
+def _crashed(exc: Exception) -> int:
     if os.environ.get("RLCAT_TRACEBACK"):
         raise exc
     import tempfile
     import traceback
 
     # a fresh file each time: a fixed name could belong to another user or another run
-    fd, name = tempfile.mkstemp(prefix="rlcat-crash-", suffix=".log")
+    fd, log = tempfile.mkstemp(prefix="rlcat-crash-", suffix=".log")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write("".join(traceback.format_exception(exc)))
-    log = Path(name)
     sys.stderr.write(
         f"rlcat: internal error: {type(exc).__name__}: {exc}\n"
         f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it.\n"

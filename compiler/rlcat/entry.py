@@ -57,11 +57,12 @@ def parse_compile(tokens: list[str]) -> dict[str, Any] | None:
         if not token.startswith("-") or token == "-":
             positional.append(token)
             continue
-        name, has_value, value = token.partition("=")
-        if not has_value and token.startswith("--") is False and len(token) > 2:
-            return None  # -pcuda, -xyz: attached short values and flag bundles go to Typer
-        spec = COMPILE_OPTIONS.get(name if name.startswith("--") else token)
-        if spec is None or (has_value and not name.startswith("--")):
+        if token.startswith("--"):
+            name, has_value, value = token.partition("=")
+        else:  # a short option stands alone: -pcuda, -p=cuda and flag bundles go to Typer
+            name, has_value, value = token, "", ""
+        spec = COMPILE_OPTIONS.get(name)
+        if spec is None:
             return None
         parameter, kind = spec
         if kind == "flag":
@@ -73,12 +74,13 @@ def parse_compile(tokens: list[str]) -> dict[str, Any] | None:
             if not rest or rest[0].startswith("-"):
                 return None
             value = rest.pop(0)
-        if kind == "one":
-            if parameter in args:
-                return None
-            args[parameter] = Path(value) if parameter in PATH_PARAMETERS else value
+        typed: Any = Path(value) if parameter in PATH_PARAMETERS else value
+        if kind == "many":
+            args.setdefault(parameter, []).append(typed)
+        elif parameter in args:
+            return None
         else:
-            args.setdefault(parameter, []).append(Path(value) if parameter in PATH_PARAMETERS else value)
+            args[parameter] = typed
     if len(positional) != 1:
         return None
     return {"recipe": positional[0], **args}

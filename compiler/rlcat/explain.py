@@ -7,20 +7,12 @@ from typing import Any
 
 from .compile import Compiled
 from .emit.hydra_value import render
-from .plan import REMOVED, History, Setting
+from .plan import REMOVED, History
 from .verl.index import load_index
 
 
 def _value(value: Any) -> str:
     return "<removed>" if value is REMOVED else render(value)
-
-
-def _where(s: Setting) -> str:
-    o = s.origin
-    text = o.label
-    if o.file and o.file not in text:
-        text += f" ({o.file}" + (f":{o.line}" if o.line else "") + ")"
-    return text
 
 
 def verl_default(c: Compiled, key: str) -> tuple[bool, Any]:
@@ -47,7 +39,7 @@ def explain_key(c: Compiled, key: str) -> str:
         rows.append(("verl-default", _value(default), f"verl {c.profile.verl_index} {c.plan.config_name}"))
     for s in history.entries if history else []:
         reason = f" — {s.origin.reason}" if s.origin.reason else ""
-        rows.append((str(s.origin.layer), _value(s.value), _where(s) + reason))
+        rows.append((str(s.origin.layer), _value(s.value), s.origin.where() + reason))
     if not rows:
         return f"{key}: neither rlcat nor verl {c.profile.verl_index} ({c.plan.config_name}) has this key\n"
     w1 = max(len(r[0]) for r in rows)
@@ -59,8 +51,8 @@ def explain_key(c: Compiled, key: str) -> str:
 def annotated_overrides(c: Compiled) -> str:
     """Overrides one per line, each followed by where its value came from."""
     rows = [(f"{g}={o}", "mode: config group of the entry config") for g, o in c.plan.group_choices.items()]
-    rows += [(o.text, f"{o.setting.origin.layer}: {_where(o.setting)}") for o in c.overrides]
-    rows += [(f"{s.key}={s.value}", f"env {s.origin.layer}: {_where(s)}") for s in c.env]
+    rows += [(o.text, f"{o.setting.origin.layer}: {o.setting.origin.where()}") for o in c.overrides]
+    rows += [(f"{s.key}={s.value}", f"env {s.origin.layer}: {s.origin.where()}") for s in c.env]
     width = min(max(len(t) for t, _ in rows), 100)
     return "".join(f"{text:<{width}}  # {why}\n" for text, why in rows)
 

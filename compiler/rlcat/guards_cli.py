@@ -7,12 +7,6 @@ import json
 from .catalog import Catalog
 from .diagnostics import RlcatError, diag, suggestion_hint
 from .guards import REGISTRY
-from .guards.base import Guard
-
-
-def _applies_to_platform(cls: type[Guard], name: str, family: str) -> bool:
-    platforms = cls.affects.platforms
-    return not platforms or bool({name, family} & set(platforms))
 
 
 def list_guards(platform: str | None, fmt: str, catalog: Catalog) -> str:
@@ -21,7 +15,7 @@ def list_guards(platform: str | None, fmt: str, catalog: Catalog) -> str:
         from .resolve import load_platform
 
         profile, _ = load_platform(platform, catalog)
-        guards = [g for g in guards if _applies_to_platform(g, profile.name, profile.family)]
+        guards = [g for g in guards if g.affects.on_platform(profile)]
     if fmt == "json":
         return (
             json.dumps(

@@ -75,6 +75,11 @@ class Document:
         self.data = data
         self.positions: dict[Path_, tuple[int, int]] = {} if positions is None else positions
 
+    def locate(self, path: Path_) -> tuple[str, int | None, int | None]:
+        """This file and the position of `path` (or its nearest ancestor), for diagnostics."""
+        line, col = self.position(path) or (None, None)
+        return self.file, line, col
+
     def position(self, path: Path_) -> tuple[int, int] | None:
         """The position of `path`, or of its nearest ancestor that has one."""
         while True:

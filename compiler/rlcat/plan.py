@@ -45,14 +45,11 @@ class Origin(Record):
         self.col: Final = col
         self.reason: Final = reason
 
-    def describe(self) -> str:
-        where = ""
-        if self.file:
-            where = self.file + (f":{self.line}" if self.line else "") + (f":{self.col}" if self.col else "")
-        text = f"{self.layer}: {self.label}"
-        if where and where not in self.label:
-            text += f" ({where})"
-        return text
+    def where(self) -> str:
+        """The label, with `(file:line)` when the label does not name the file already."""
+        if self.file and self.file not in self.label:
+            return f"{self.label} ({self.file}" + (f":{self.line}" if self.line else "") + ")"
+        return self.label
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -361,7 +361,7 @@ def load_entry(
     if cached is not None and cached[0] is doc:
         entry = cached[1]
     else:
-        entry = validate(model, doc.data, lambda p: (doc.file, *(doc.position(p) or (None, None))))
+        entry = validate(model, doc.data, doc.locate)
         check_name(doc, path, kind, getattr(entry, "name", name))
         _entries[(kind, id(doc), model)] = (doc, entry)
     return entry, Origin(Layer.RECIPE, f"catalog {kind} {name}", doc.file, 1)  # type: ignore[return-value]

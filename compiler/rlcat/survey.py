@@ -9,7 +9,7 @@ from typing import Any
 from .catalog import Catalog
 from .compile import Compiled, Request, compile_request
 from .diagnostics import RlcatError, Severity
-from .emit.hydra_value import render
+from .emit.hydra_value import render_or_repr
 from .plan import Setting
 from .resolve import load_platform, load_recipe_source, resolve
 
@@ -69,7 +69,7 @@ def render_diff(changes: list[Change], label_a: str, label_b: str, fmt: str) -> 
         )
     lines = [f"--- {label_a}", f"+++ {label_b}"]
     for c in changes:
-        v = _show if c.table != "env" else str
+        v = render_or_repr if c.table != "env" else str
         if c.kind == "added":
             lines.append(f"+ {c.key}={v(c.after)}    # {c.origin_after}")
         elif c.kind == "removed":
@@ -79,13 +79,6 @@ def render_diff(changes: list[Change], label_a: str, label_b: str, fmt: str) -> 
     if not changes:
         lines.append("(no differences)")
     return "\n".join(lines) + "\n"
-
-
-def _show(value: Any) -> str:
-    try:
-        return render(value)
-    except ValueError:
-        return repr(value)
 
 
 @dataclass

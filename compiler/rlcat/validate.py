@@ -103,7 +103,7 @@ def validate_file(path: Path, catalog: Catalog, platforms: list[str] | None) -> 
 
 def _validate_entry(path: Path, kind: str) -> list[Diagnostic]:
     doc = load_yaml(path, display_path(path))
-    entry = validate(ENTRY_MODELS[kind], doc.data, lambda p: (doc.file, *(doc.position(p) or (None, None))))
+    entry = validate(ENTRY_MODELS[kind], doc.data, doc.locate)
     check_name(doc, path, kind[:-1], getattr(entry, "name", path.stem))
     return []
 

@@ -73,11 +73,7 @@ def guard_page(site: Site, guard_id: str) -> str:
             "It does not fire on any shipped recipe on any platform (the platform profiles already "
             "set what it checks, or no recipe is in the configurations it covers).\n"
         )
-    platforms = [
-        name
-        for name, p in site.platforms.items()
-        if not cls.affects.platforms or {p.name, p.family} & set(cls.affects.platforms)
-    ]
+    platforms = [name for name, p in site.platforms.items() if cls.affects.on_platform(p)]
     out.append(
         "\nPlatforms whose profile it can match: "
         + ", ".join(link(code(n), rel(here, page("platform", n) + "#guards")) for n in platforms)

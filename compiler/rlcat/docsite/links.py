@@ -71,9 +71,7 @@ def tweak_anchor(tweak_id: str) -> str:
 
 def origin_md(o: Origin, here: str) -> str:
     """`layer: label (file:line)`, the label linked to the page that explains it."""
-    text = o.label
-    if o.file and o.file not in o.label:
-        text += f" ({o.file}" + (f":{o.line}" if o.line else "") + ")"
+    text = o.where()
     target = origin_target(o)
     label = link(esc(text), rel(here, target)) if target else esc(text)
     return f"*{o.layer}* · {label}"

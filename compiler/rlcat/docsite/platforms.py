@@ -4,9 +4,8 @@ reasons, tweaks, support matrix, and the guards that can apply there."""
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
-from ..emit.hydra_value import render
+from ..emit.hydra_value import render_or_repr
 from ..guards import REGISTRY
 from ..model.plain import PlatformProfile, TweakWhen
 from .data import Site
@@ -38,13 +37,6 @@ def _when(w: TweakWhen) -> str:
     return " and ".join(parts) or "always"
 
 
-def _value(v: Any) -> str:
-    try:
-        return render(v)
-    except ValueError:
-        return repr(v)
-
-
 def guards_for(p: PlatformProfile) -> list[str]:
     """Guards whose `affects` can match this platform (name or family, and its verl release)."""
     from ..guards.base import in_range
@@ -52,7 +44,7 @@ def guards_for(p: PlatformProfile) -> list[str]:
     out = []
     for guard_id in sorted(REGISTRY):
         a = REGISTRY[guard_id].affects
-        if a.platforms and not {p.name, p.family} & set(a.platforms):
+        if not a.on_platform(p):
             continue
         if not in_range(p.verl_index, a.verl):
             continue
@@ -136,7 +128,7 @@ def platform_page(site: Site, name: str) -> str:
         for t in p.tweaks:
             out.append(f"### {t.id} {{#{tweak_anchor(t.id)}}}\n")
             out.append(f"**When** {esc(_when(t.when))}.\n")
-            sets = [[code(f"{k}={_value(v)}")] for k, v in t.set.items()]
+            sets = [[code(f"{k}={render_or_repr(v)}")] for k, v in t.set.items()]
             sets += [[code(f"{k}={v}") + " (environment)"] for k, v in t.env.items()]
             out.append(table(["sets"], sets))
             out.append(f"**Why**: {esc(t.reason)}\n")

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..compile import Compiled
 from ..diagnostics import Diagnostic
 from ..emit.formats import FORMATS
-from ..emit.hydra_value import render
+from ..emit.hydra_value import render_or_repr
 from ..model.checks import dump
 from ..plan import Setting
 from ..survey import diff
@@ -74,13 +72,6 @@ def diagnostics_md(diagnostics: list[Diagnostic], here: str, indent: int = 0) ->
     return table(["code", "severity", "key", "message"], rows, indent)
 
 
-def _value(value: Any) -> str:
-    try:
-        return render(value)
-    except ValueError:
-        return repr(value)
-
-
 def overrides_md(c: Compiled, here: str) -> str:
     rows = [
         [breakable_code(f"{g}={o}"), "*recipe* · config group of the entry config"]
@@ -132,7 +123,8 @@ def cell_md(site: Site, c: Cell, here: str) -> str:
         out.append(f"**Environment** ({len(comp.env)})\n\n" + env_md(comp, here))
     if comp.dropped:
         rows = [
-            [breakable_code(s.key), code(_value(s.value)), origin_md(s.origin, here)] for s in comp.dropped
+            [breakable_code(s.key), code(render_or_repr(s.value)), origin_md(s.origin, here)]
+            for s in comp.dropped
         ]
         out.append("**Left out** (see the notes above)\n\n" + table(["key", "value", "origin"], rows))
     script = FORMATS["shell"](comp)
@@ -164,7 +156,7 @@ def platform_diff_md(site: Site, name: str, left: str, right: str, here: str) ->
             continue
         rows = []
         for ch in diff(a, b):
-            show = str if ch.table in ("env", "entry") else _value
+            show = str if ch.table in ("env", "entry") else render_or_repr
             before = code(show(ch.before)) if ch.kind != "added" else "—"
             after = code(show(ch.after)) if ch.kind != "removed" else "—"
             setting = _setting_of(b if ch.kind != "removed" else a, ch.table, ch.key)

@@ -78,3 +78,11 @@ def quote(text: str) -> str:
     if run:
         out.append("\\" * (run * 2))  # they precede the closing quote
     return q + "".join(out) + q
+
+
+def render_or_repr(value: Any) -> str:
+    """Hydra text where the value has one, else Python's repr (for reports, not for overrides)."""
+    try:
+        return render(value)
+    except ValueError:
+        return repr(value)

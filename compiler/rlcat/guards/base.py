@@ -42,8 +42,12 @@ class Affects(Record):
         self.algorithms: Final = algorithms
         self.verl: Final = verl
 
+    def on_platform(self, profile: PlatformProfile) -> bool:
+        """The platform part alone: the profile's name or family is listed, or none is."""
+        return not self.platforms or bool({profile.name, profile.family} & set(self.platforms))
+
     def matches(self, recipe: Recipe, profile: PlatformProfile) -> bool:
-        if self.platforms and not {profile.name, profile.family} & set(self.platforms):
+        if not self.on_platform(profile):
             return False
         pairs = (
             (self.engines, recipe.engine),

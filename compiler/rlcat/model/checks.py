@@ -44,16 +44,19 @@ class Plain(Record):
         """Field names in schema order (the order pydantic dumps them in)."""
         return cls.__match_args__
 
+    def _values(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.fields()}
+
     def replace(self: P, **changes: Any) -> P:
         """A copy with some fields changed (not validated: for tests and internal variations)."""
         unknown = set(changes) - set(self.fields())
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)}")
-        return _make(type(self), {**{f: getattr(self, f) for f in self.fields()}, **changes})
+        return _make(type(self), {**self._values(), **changes})
 
     def __reduce__(self) -> tuple[Any, ...]:
         # copy/deepcopy/pickle: rebuild through _make, since __setattr__ refuses
-        return (_make, (type(self), {f: getattr(self, f) for f in self.fields()}))
+        return (_make, (type(self), self._values()))
 
 
 def _make(cls: type[P], values: dict[str, Any]) -> P:
@@ -101,7 +104,7 @@ def model(cls: type[P], fields: tuple[Field, ...], rule: Callable[[Any], str | N
     def check(value: Any) -> P:
         if not isinstance(value, dict) or not accepted.issuperset(value):
             raise Invalid
-        obj = object.__new__(cls)
+        values: dict[str, Any] = {}
         for name, check_field, alias, required, default, factory in fields:
             if alias is not None and alias in value:
                 if name in value:  # both spellings: pydantic reports the name as an extra field
@@ -113,7 +116,8 @@ def model(cls: type[P], fields: tuple[Field, ...], rule: Callable[[Any], str | N
                 raise Invalid
             else:
                 result = default if factory is None else factory()
-            object.__setattr__(obj, name, result)
+            values[name] = result
+        obj = _make(cls, values)
         if rule is not None and rule(obj) is not None:
             raise Invalid
         return obj
@@ -142,14 +146,12 @@ def _bounds(
     gt: float | None, ge: float | None, lt: float | None, le: float | None
 ) -> Callable[[float], bool]:
     """True when a number is inside the bounds (NaN never is, as in pydantic)."""
-    limits = [(b, op) for b, op in ((gt, "gt"), (ge, "ge"), (lt, "lt"), (le, "le")) if b is not None]
-    tests = {
-        "gt": lambda v, b: v > b,
-        "ge": lambda v, b: v >= b,
-        "lt": lambda v, b: v < b,
-        "le": lambda v, b: v <= b,
-    }
-    return lambda v: all(tests[op](v, b) for b, op in limits)
+    return lambda v: (
+        (gt is None or v > gt)
+        and (ge is None or v >= ge)
+        and (lt is None or v < lt)
+        and (le is None or v <= le)
+    )
 
 
 def integer(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcat.verl.compose import ENTRY_DIRS, compose, flatten
+from rlcat.verl.index import index_file_name
 from rlcat.verl.trees import VERL_VERSIONS, repo_root, require_tree
 
 FORMAT = 1
@@ -77,8 +78,7 @@ class Entry:
     @property
     def file_name(self) -> str:
         """Return the JSON file name, e.g. ``ppo_trainer.model_engine-megatron.json``."""
-        suffix = "".join("." + o.replace("=", "-").replace("/", "-") for o in self.group_overrides)
-        return f"{self.config_name}{suffix}.json"
+        return index_file_name(self.config_name, self.group_overrides)
 
 
 def entries_for(version: str) -> list[Entry]:

@@ -50,7 +50,7 @@ def _quote(item: str) -> str:
     return "'" + item.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _with_trainer_searchpath(version: str, config_name: str, overrides: Sequence[str]) -> list[str]:
+def with_trainer_searchpath(version: str, config_name: str, overrides: Sequence[str]) -> list[str]:
     """Return ``overrides`` plus the search path that lets secondary entry configs find the trainer.
 
     The fully-async configs reach ``ppo_trainer`` through ``hydra.searchpath`` set to
@@ -93,7 +93,7 @@ def compose(version: str, config_name: str, overrides: Sequence[str] = ()) -> Di
     from hydra.core.global_hydra import GlobalHydra
 
     config_dir = entry_dir(version, config_name)
-    full = _with_trainer_searchpath(version, config_name, overrides)
+    full = with_trainer_searchpath(version, config_name, overrides)
     # initialize_config_dir refuses to run when Hydra is already initialised (a previous caller that
     # did not clean up, or an @hydra.main app); a compose here must not depend on that history.
     if GlobalHydra.instance().is_initialized():

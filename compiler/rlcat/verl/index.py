@@ -22,7 +22,9 @@ def index_dir(version: str) -> Path:
 
 def index_file_name(config_name: str, group_overrides: tuple[str, ...] = ()) -> str:
     """`ppo_trainer` + (`model_engine=megatron`,) → `ppo_trainer.model_engine-megatron.json`."""
-    return ".".join([config_name, *(g.replace("=", "-") for g in group_overrides)]) + ".json"
+    return (
+        ".".join([config_name, *(g.replace("=", "-").replace("/", "-") for g in group_overrides)]) + ".json"
+    )
 
 
 # Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
