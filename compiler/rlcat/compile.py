@@ -10,7 +10,7 @@ from .guards import Context, run_guards
 from .lower import Lowered, Target, lower
 from .model.axes import BACKENDS, ENGINES, MODES
 from .model.plain import PlatformProfile, Recipe
-from .plan import REMOVED, Layer, Origin, Plan, Setting
+from .plan import REMOVED, Layer, Origin, Plan, Setting, same_value
 from .platforms import platform_env, platform_tweaks, profile_names
 from .resolve import (
     Resolved,
@@ -19,6 +19,7 @@ from .resolve import (
     load_platform,
     load_recipe_source,
     merge_layer,
+    parse_assignment,
     platform_block,
     resolve,
     validate_recipe,
@@ -246,7 +247,7 @@ def _assemble(
             for key, history in table.items():
                 new = history[-1]
                 old = before.get(key)
-                if old is None or old[-1].value != new.value or type(old[-1].value) is not type(new.value):
+                if old is None or not same_value(old[-1].value, new.value):
                     plan.put(
                         Setting(key, new.value, _as_layer(new.origin, layer), new.optional, new.alternatives),
                         env=env,
@@ -264,8 +265,6 @@ def _as_layer(origin: Origin, layer: Layer) -> Origin:
 
 
 def _command_line_override(text: str) -> Setting:
-    from .resolve import parse_assignment
-
     key, value = parse_assignment(text, "--override", "verl.key", "trainer.save_freq=50")
     return Setting(key.lstrip("+"), value, Origin(Layer.COMMAND_LINE, f"--override {text}"))
 

@@ -61,6 +61,11 @@ class Origin(Record):
         }
 
 
+def same_value(a: Any, b: Any) -> bool:
+    """Equal and of the same type: `1`, `1.0` and `True` are different override values."""
+    return a == b and type(a) is type(b)
+
+
 REMOVED: Any = type("Removed", (), {"__repr__": lambda self: "<removed>"})()
 
 
@@ -152,7 +157,7 @@ class Plan:
         entries = history.entries
         if entries:
             last = entries[-1]
-            same = last.value == setting.value and type(last.value) is type(setting.value)
+            same = same_value(last.value, setting.value)
             # the same value again from the same or an earlier layer adds nothing to the story
             if same and setting.origin.layer <= last.origin.layer:
                 return

@@ -6,7 +6,6 @@ the parent file and a value from a platform block points at that block.
 
 from __future__ import annotations
 
-import copy
 import re
 from pathlib import Path
 from typing import Any, TypeVar
@@ -301,12 +300,12 @@ def parse_assignment(text: str, flag: str, shape: str, example: str) -> tuple[st
 
 def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin) -> Source:
     """Set one field to `value` (a mapping replaces the field whole: --set means set, not merge)."""
-    data = copy.deepcopy(source.data)
+    # copy only the mappings along the path: the rest is shared, and recipe data is never changed in place
+    data = dict(source.data)
     node = data
     for part in path[:-1]:
         child = node.get(part)
-        if not isinstance(child, dict):
-            child = node[part] = {}
+        node[part] = child = dict(child) if isinstance(child, dict) else {}
         node = child
     node[path[-1]] = value
     n = len(path)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +52,8 @@ def to_yaml(c: Compiled) -> str:
 
 def to_shell(c: Compiled) -> str:
     """A runnable launch script: exports, then one python command with every override quoted by shlex."""
+    import shlex  # here, not at the top: the default format does not need it
+
     lines = [
         "#!/usr/bin/env bash",
         f"# {c.plan.recipe} on {c.plan.platform} (verl {c.plan.verl_version}),"

@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...diagnostics import Severity
+from ...plan import same_value
 from ..base import Context, Finding, Guard, register
 
 ARF = "actor_rollout_ref"
@@ -65,7 +66,7 @@ class FullyAsyncInvariants(Guard):
             return
         for key, (want, why) in FULLY_ASYNC.items():
             got = ctx.value(key)
-            if got != want or type(got) is not type(want):
+            if not same_value(got, want):
                 yield Finding(
                     f"fully_async needs {key}={want!r} ({why}); got {got!r}",
                     key=key,
