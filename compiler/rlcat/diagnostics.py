@@ -174,6 +174,11 @@ class RlcatError(Exception):
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
 
+def is_guard_code(code: str) -> bool:
+    """RLC5xx-RLC8xx: findings of the known-issue guards."""
+    return len(code) == 6 and code.startswith("RLC") and code[3] in "5678"
+
+
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity >= Severity.ERROR for d in diagnostics)
 

@@ -214,22 +214,28 @@ def layer_patch(
 ) -> Source:
     """Merge a platform block or command-line settings, refusing fields outside LAYER_FIELDS."""
     for key in patch:
-        if key not in LAYER_FIELDS:
-            origin = patch_origins.get((key,))
-            raise RlcatError(
-                [
-                    diag(
-                        "RLC101",
-                        f"{what} cannot set '{key}'",
-                        file=origin.file if origin else None,
-                        line=origin.line if origin else None,
-                        col=origin.col if origin else None,
-                        key=key_prefix + key,
-                        hint=suggestion_hint(key, LAYER_FIELDS) or "allowed here: " + ", ".join(LAYER_FIELDS),
-                    )
-                ]
-            )
+        _refuse_outside_layer_fields(key, what, key_prefix, patch_origins.get((key,)))
     return merge_layer(source, patch, patch_origins)
+
+
+def _refuse_outside_layer_fields(
+    key: str, what: str, key_prefix: str = "", origin: Origin | None = None
+) -> None:
+    if key in LAYER_FIELDS:
+        return
+    raise RlcatError(
+        [
+            diag(
+                "RLC101",
+                f"{what} cannot set '{key}'",
+                file=origin.file if origin else None,
+                line=origin.line if origin else None,
+                col=origin.col if origin else None,
+                key=key_prefix + key,
+                hint=suggestion_hint(key, LAYER_FIELDS) or "allowed here: " + ", ".join(LAYER_FIELDS),
+            )
+        ]
+    )
 
 
 def platform_block(source: Source, names: list[str]) -> Source:
@@ -260,18 +266,7 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
         parts = tuple(dotted_key.split("."))
         if not all(parts):
             raise RlcatError([diag("RLC105", f"--set expects section.field=value, got '{text}'")])
-        if parts[0] not in LAYER_FIELDS:
-            raise RlcatError(
-                [
-                    diag(
-                        "RLC101",
-                        f"--set cannot set '{parts[0]}'",
-                        key=parts[0],
-                        hint=suggestion_hint(parts[0], LAYER_FIELDS)
-                        or "allowed here: " + ", ".join(LAYER_FIELDS),
-                    )
-                ]
-            )
+        _refuse_outside_layer_fields(parts[0], "--set")
         source = replace_at(source, parts, value, Origin(Layer.COMMAND_LINE, f"--set {text}"))
     return source
 

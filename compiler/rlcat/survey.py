@@ -8,8 +8,9 @@ from typing import Any
 
 from .catalog import Catalog
 from .compile import Compiled, Request, compile_request
-from .diagnostics import RlcatError, Severity
+from .diagnostics import RlcatError, Severity, is_guard_code
 from .emit.hydra_value import render_or_repr
+from .model.plain import Recipe
 from .plan import Setting
 from .resolve import load_platform, load_recipe_source, resolve
 
@@ -93,16 +94,23 @@ class Cell:
     errors: list[str] = field(default_factory=list)
 
 
+def axis_values(r: Recipe) -> tuple[list[str], list[str], list[str]]:
+    """(modes, engines, backends) the recipe allows, its own value first."""
+    modes: list[str] = [r.mode, *(m for m in r.variants.mode if m != r.mode)]
+    engines: list[str] = [r.engine, *(e for e in r.variants.engine if e != r.engine)]
+    backends: list[str] = [r.backend, *(b for b in r.variants.backend if b != r.backend)]
+    return modes, engines, backends
+
+
 def matrix(recipe: str, catalog: Catalog, platforms: list[str] | None = None) -> list[Cell]:
     """Compile every mode × engine × backend cell the recipe allows on every platform."""
-    r = resolve(load_recipe_source(recipe, catalog), catalog).recipe
-    modes = [r.mode, *(m for m in r.variants.mode if m != r.mode)]
-    engines = [r.engine, *(e for e in r.variants.engine if e != r.engine)]
-    backends = [r.backend, *(b for b in r.variants.backend if b != r.backend)]
+    modes, engines, backends = axis_values(resolve(load_recipe_source(recipe, catalog), catalog).recipe)
     cells = []
     for platform in platforms or sorted(catalog.names("platform")):
         profile, _ = load_platform(platform, catalog)
-        support = {(s.mode, s.engine, s.backend): s.status for s in profile.support}
+        support: dict[tuple[str, str, str], str] = {
+            (s.mode, s.engine, s.backend): s.status for s in profile.support
+        }
         for mode in modes:
             for engine in engines:
                 for backend in backends:
@@ -112,7 +120,7 @@ def matrix(recipe: str, catalog: Catalog, platforms: list[str] | None = None) ->
                         c = compile_request(req, catalog)
                     except RlcatError as exc:
                         errors = [d.code for d in exc.diagnostics if d.severity >= Severity.ERROR]
-                        fired = sorted({d.code for d in exc.diagnostics if d.code[3] in "5678"})
+                        fired = sorted({d.code for d in exc.diagnostics if is_guard_code(d.code)})
                         cells.append(Cell(platform, mode, engine, backend, False, status, fired, errors))
                         continue
                     cells.append(

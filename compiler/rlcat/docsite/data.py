@@ -12,15 +12,10 @@ from pathlib import Path
 
 from ..catalog import Catalog
 from ..compile import Compiled, Request, compile_request
-from ..diagnostics import Diagnostic, RlcatError, Severity
+from ..diagnostics import Diagnostic, RlcatError, Severity, is_guard_code
 from ..model.plain import DatasetEntry, ModelEntry, PlatformProfile, Recipe, SupportCell
 from ..resolve import Resolved, load_entry, load_platform, load_recipe_source, resolve
-
-GUARD_FAMILIES = ("5", "6", "7", "8")  # RLC5xx-RLC8xx are known-issue guards
-
-
-def is_guard_code(code: str) -> bool:
-    return len(code) == 6 and code.startswith("RLC") and code[3] in GUARD_FAMILIES
+from ..survey import axis_values
 
 
 @dataclass
@@ -97,16 +92,7 @@ class Site:
 
     def engines(self, name: str) -> list[str]:
         """The recipe's engine first, then the other engines it allows."""
-        r = self.recipe(name)
-        return [r.engine, *(e for e in r.variants.engine if e != r.engine)]
-
-
-def axis_values(r: Recipe) -> tuple[list[str], list[str], list[str]]:
-    """(modes, engines, backends) the recipe allows, its own value first."""
-    modes: list[str] = [r.mode, *(m for m in r.variants.mode if m != r.mode)]
-    engines: list[str] = [r.engine, *(e for e in r.variants.engine if e != r.engine)]
-    backends: list[str] = [r.backend, *(b for b in r.variants.backend if b != r.backend)]
-    return modes, engines, backends
+        return axis_values(self.recipe(name))[1]
 
 
 def load_site(root: Path) -> Site:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from ..compile import Compiled
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, is_guard_code
 from ..emit.formats import FORMATS
 from ..emit.hydra_value import render_or_repr
 from ..model.checks import dump
 from ..plan import Setting
 from ..survey import diff
-from .data import Cell, Site, is_guard_code
+from .data import Cell, Site
 from .links import (
     ALGORITHM_LABELS,
     BACKEND_LABELS,
@@ -110,7 +110,7 @@ def cell_md(site: Site, c: Cell, here: str) -> str:
         f"verl {esc(comp.plan.verl_version)} (key index {esc(comp.plan.verl_index)}): "
         f"{code(f'python3 -m {comp.plan.entrypoint} --config-name={comp.plan.config_name}')}\n"
     )
-    guards = [d for d in c.diagnostics if is_guard_code(d.code)]
+    guards = c.guards
     notes = [d for d in c.diagnostics if not is_guard_code(d.code)]
     if guards:
         out.append("**Guards that fire**\n\n" + diagnostics_md(guards, here))

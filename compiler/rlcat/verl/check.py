@@ -79,7 +79,7 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                 )
             )
     for setting in plan.active_overrides():
-        key = _key_in_release(setting, index)
+        key = index.name_of(setting.key, setting.alternatives)
         if key is None:
             where = _where(setting)
             if setting.optional:
@@ -130,13 +130,6 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
             continue
         out.overrides.append(Override(text, prefix, key, setting))
     return out
-
-
-def _key_in_release(setting: Setting, index: KeyIndex) -> str | None:
-    keys = index.keys
-    if setting.key in keys:
-        return setting.key
-    return next((k for k in setting.alternatives if k in keys), None)
 
 
 def _where(setting: Setting) -> dict[str, Any]:

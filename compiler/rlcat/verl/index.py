@@ -59,6 +59,12 @@ class KeyIndex(Record):
     def has(self, key: str) -> bool:
         return key in self.keys
 
+    def name_of(self, key: str, alternatives: tuple[str, ...] = ()) -> str | None:
+        """The name this release gives the key: itself, else the first alternative it has."""
+        if key in self.keys:
+            return key
+        return next((k for k in alternatives if k in self.keys), None)
+
     def type_of(self, key: str) -> str:
         return self.keys[key][1]
 

@@ -49,7 +49,7 @@ class KeyMissingInRelease(Guard):
         target = ctx.index
         for setting in ctx.plan.active_overrides():
             key = setting.key
-            if any(target.has(k) for k in (key, *setting.alternatives)) or target.open_dict_of(key):
+            if target.name_of(key, setting.alternatives) or target.open_dict_of(key):
                 continue
             holders = [
                 v
