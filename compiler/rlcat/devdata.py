@@ -23,13 +23,12 @@ from __future__ import annotations
 import json
 import platform
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 from pathlib import Path
 
+from .files import replace_dir
 from .verl.trees import repo_root, trees_root
 
 #: The build backend pip needs to build rlcat from source (pyproject.toml [build-system].requires).
@@ -105,11 +104,11 @@ def _stamp(reqs: list[str]) -> dict[str, object]:
     }
 
 
-def is_complete(path: Path | None = None) -> bool:
+def is_complete(path: Path | None = None, reqs: list[str] | None = None) -> bool:
     """Tell whether the wheelhouse holds everything for the current requirements and interpreter."""
     marker = (path or wheelhouse_dir()) / MARKER
     try:
-        return bool(json.loads(marker.read_text(encoding="utf-8")) == _stamp(requirements()))
+        return bool(json.loads(marker.read_text(encoding="utf-8")) == _stamp(reqs or requirements()))
     except (OSError, ValueError):
         return False
 
@@ -138,18 +137,12 @@ def fetch_wheelhouse(quiet: bool = True) -> Path:
     """
     dest = wheelhouse_dir()
     reqs = requirements()
-    if is_complete(dest):
+    if is_complete(dest, reqs):
         return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".wheelhouse-", dir=dest.parent))
-    try:
+
+    def download(staging: Path) -> None:
         subprocess.run(pip_command(staging, reqs, quiet=quiet), check=True)
         (staging / MARKER).write_text(json.dumps(_stamp(reqs), indent=2) + "\n", encoding="utf-8")
-        staging.chmod(0o755)  # mkdtemp makes it private; the wheelhouse is ordinary shared data
-        if dest.exists():
-            shutil.rmtree(dest)
-        staging.replace(dest)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+
+    replace_dir(dest, ".wheelhouse-", download)
     return dest

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -19,3 +20,22 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def replace_dir(dest: Path, prefix: str, fill: Callable[[Path], None]) -> None:
+    """Fill a fresh folder next to `dest`, then swap it in for `dest`: a fill that fails or is
+    interrupted leaves `dest` as it was, never half-populated."""
+    import shutil
+    import tempfile
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=dest.parent))
+    try:
+        fill(staging)
+        staging.chmod(0o755)  # mkdtemp makes it private; the folder is ordinary shared data
+        if dest.exists():
+            shutil.rmtree(dest)
+        staging.replace(dest)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)

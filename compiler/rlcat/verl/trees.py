@@ -9,12 +9,12 @@ folder under :func:`trees_root`, so ``tree_dir(v) / "verl" / "trainer" / "config
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from ..files import replace_dir
 
 # The releases rlcat indexes and tests against. Order is oldest first; it is also the order in
 # which the index generator writes them.
@@ -103,24 +103,16 @@ def fetch(versions: Iterable[str] = VERL_VERSIONS, quiet: bool = True) -> list[P
     dirs: list[Path] = []
     for version in versions:
         dest = tree_dir(version)
-        if not is_fetched(version):
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=dest.parent))
-            try:
+        if not is_fetched(version):  # a leftover without a config folder is replaced
+
+            def install(staging: Path, version: str = version) -> None:
                 subprocess.run(pip_command(version, staging, quiet=quiet), check=True)
                 if not (staging / _CONFIG_SUBDIR).is_dir():
                     raise FileNotFoundError(
                         f"verl=={version} installed into {staging} but has no {_CONFIG_SUBDIR.as_posix()}"
                     )
-                if dest.exists():
-                    # A leftover without a config folder (e.g. an older, interrupted layout).
-                    shutil.rmtree(dest)
-                # mkdtemp creates the folder private (0700); the tree is ordinary shared data.
-                staging.chmod(0o755)
-                staging.replace(dest)
-            finally:
-                if staging.exists():
-                    shutil.rmtree(staging, ignore_errors=True)
+
+            replace_dir(dest, f".{version}-", install)
         dirs.append(dest)
     return dirs
 
