@@ -103,7 +103,7 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def pick_rlcat(args: argparse.Namespace, work: Path) -> tuple[list[str], str, dict[str, Any]]:
+def pick_rlcat(args: argparse.Namespace) -> tuple[list[str], str, dict[str, Any]]:
     """Return (command prefix, how it was chosen, the plan as --format json) for the compile.
 
     --via auto prefers the console script next to sys.executable: it is what users run.
@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="rlcat-bench-"))
     atexit.register(shutil.rmtree, work, ignore_errors=True)
-    rlcat_prefix, rlcat_how, plan = pick_rlcat(args, work)
+    rlcat_prefix, rlcat_how, plan = pick_rlcat(args)
     spec = hydra_spec(plan)
     spec_file = work / "compose.json"
     spec_file.write_text(json.dumps(spec), encoding="utf-8")

@@ -172,7 +172,7 @@ def reference(files: list[Path]) -> float:
     return time.perf_counter() - t
 
 
-def check_findings(report: Any, root: Path, broken: dict[str, str]) -> list[str]:
+def check_findings(report: Any, broken: dict[str, str]) -> list[str]:
     """The broken files, and only they, have error-level findings."""
     from rlcat.diagnostics import Severity
 
@@ -221,7 +221,7 @@ def measure(root: Path, made: dict[str, Any], repeat: int, process: bool) -> dic
     files = sorted(root.rglob("*.yaml"))
     count_plans()
     first_s, report, plans = run_validate(root, cached=False)
-    problems = check_findings(report, root, made["broken"])
+    problems = check_findings(report, made["broken"])
     reference(files)  # warm-up
     uncached: list[float] = []
     cached: list[float] = []

@@ -3,10 +3,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...diagnostics import Severity
+from ...lower.common import ARF
 from ...plan import same_value
 from ..base import Context, Finding, Guard, register
 
-ARF = "actor_rollout_ref"
 FULLY_ASYNC = {
     f"{ARF}.hybrid_engine": (False, "trainer and rollout run on separate GPU pools"),
     f"{ARF}.rollout.calculate_log_probs": (True, "the rollouter must return the log probs it sampled with"),

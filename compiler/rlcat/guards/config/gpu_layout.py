@@ -3,9 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...diagnostics import Severity
+from ...lower.common import ARF
 from ..base import Context, Finding, Guard, register
-
-ARF = "actor_rollout_ref"
 
 
 @register
