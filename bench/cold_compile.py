@@ -150,8 +150,8 @@ def pick_rlcat(args: argparse.Namespace) -> tuple[list[str], str, dict[str, Any]
 
 
 def hydra_spec(plan: dict[str, Any]) -> dict[str, Any]:
-    """The compose rlcat.verl.compose.compose would do for this plan, as data for HYDRA_CHILD."""
-    from rlcat.verl.compose import entry_dir, with_trainer_searchpath
+    """The compose rlcat.dev.compose.compose would do for this plan, as data for HYDRA_CHILD."""
+    from rlcat.dev.compose import entry_dir, with_trainer_searchpath
 
     version, name = plan["verl_index"], plan["config_name"]
     if any(o.split("=", 1)[0].strip() == "hydra.searchpath" for o in plan["overrides"]):

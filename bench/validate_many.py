@@ -12,7 +12,7 @@ The script writes N recipe files (1,000 by default) into a temp folder laid out 
   unknown parent, YAML syntax error, name mismatch, duplicate key, out-of-range value, unknown verl
   key, a path in `extends`).
 
-It then times rlcat.validate.validate_paths([tmp], Catalog.default([tmp])), which is what
+It then times rlcat.pipeline.validate_files.validate_paths([tmp], Catalog.default([tmp])), which is what
 `rlcat validate <tmp>` runs: every recipe is loaded, resolved and compiled on each of its target
 platforms (cuda and rocm, plus any platform its `platforms:` block names) with guards and the verl
 key check. Reported:
@@ -133,8 +133,8 @@ _plans = [0]
 
 
 def count_plans() -> None:
-    """Count the plans validate compiles (rlcat.validate calls compile_request once per platform)."""
-    import rlcat.validate as v
+    """Count the plans validate compiles (validate_files compiles once per platform)."""
+    import rlcat.pipeline.validate_files as v
 
     real = getattr(v, "compile_request", None)
     if real is None:  # validate no longer calls it by this name: plans are not counted
@@ -144,17 +144,17 @@ def count_plans() -> None:
         _plans[0] += 1
         return real(*args, **kwargs)
 
-    setattr(v, "compile_request", counting)  # noqa: B010 - rlcat.validate does not export it
+    setattr(v, "compile_request", counting)  # noqa: B010 - rlcat.pipeline.validate_files does not export it
 
 
 def run_validate(root: Path, *, cached: bool) -> tuple[float, Any, int]:
     """One `rlcat validate <root>` in this process: seconds, the report, plans compiled."""
-    import rlcat.load
+    import rlcat.pipeline.load
     from rlcat.catalog import Catalog
-    from rlcat.validate import validate_paths
+    from rlcat.pipeline.validate_files import validate_paths
 
     if not cached:
-        rlcat.load._parsed.clear()  # every file read and parsed again, as in a fresh process
+        rlcat.pipeline.load._parsed.clear()  # every file read and parsed again, as in a fresh process
     _plans[0] = 0
     t = time.perf_counter()
     report = validate_paths([root], Catalog.default([root]))
@@ -200,9 +200,9 @@ def fresh_process(root: Path) -> float | None:
 
 
 def profile(root: Path, top: int = 15) -> str:
-    import rlcat.load
+    import rlcat.pipeline.load
 
-    rlcat.load._parsed.clear()
+    rlcat.pipeline.load._parsed.clear()
     prof = cProfile.Profile()
     prof.enable()
     run_validate(root, cached=False)
@@ -315,11 +315,11 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         import yaml  # noqa: F401 - timed with the rest of validate's imports
 
-        import rlcat.validate  # noqa: F401
+        import rlcat.pipeline.validate_files  # noqa: F401
 
         import_ms = (time.perf_counter() - t0) * 1000
         r = measure(tmp, made, args.repeat, not args.no_process)
-        print(f"imports (yaml, rlcat.validate): {import_ms:.0f} ms; generated under {tmp}")
+        print(f"imports (yaml, rlcat.pipeline.validate_files): {import_ms:.0f} ms; generated under {tmp}")
         print(render(r, args.repeat))
         if args.profile or not r["pass"]:
             print("\n" + profile(tmp))

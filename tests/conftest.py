@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rlcat.catalog import Catalog
-from rlcat.entry import main  # the console script: `compile` takes its quick path, the rest goes to Typer
+from rlcat.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 SEED_RECIPES = sorted(p.stem for p in (REPO / "recipes").rglob("*.yaml"))

@@ -18,7 +18,7 @@ import typer
 import yaml
 
 from rlcat.cli import app
-from rlcat.verl import trees
+from rlcat.dev import trees
 
 from conftest import REPO, SEED_RECIPES, Result
 
@@ -400,12 +400,12 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(argv: list[str], tmp_path:
     assert err == ""
 
 
-@pytest.mark.parametrize("via", ["quick", "typer"])
+@pytest.mark.parametrize("via", ["console-script", "python-m"])
 def test_a_closed_stderr_ends_the_run_quietly(via: str, tmp_path: Path) -> None:
     """Notes go to stderr, before the plan is written; with stderr's reader gone the run ends with
-    141 on both command-line paths and writes no plan file."""
+    141, as the console script and as `python -m rlcat`, and writes no plan file."""
     argv = ["compile", "dapo_math_fsdp2_4_4", "--platform", "npu", "--engine", "sglang", "-o", "plan.txt"]
-    prefix = [_console_script()] if via == "quick" else [sys.executable, "-m", "rlcat.cli"]
+    prefix = [_console_script()] if via == "console-script" else [sys.executable, "-m", "rlcat"]
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:

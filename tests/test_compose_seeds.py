@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from rlcat.compile import Compiled, Request, compile_request
-from rlcat.model.plain import Recipe
-from rlcat.verl import compose as verl_compose
+from rlcat.dev import compose as verl_compose
+from rlcat.emit.formats import override_text, override_texts
+from rlcat.model.recipe import Recipe
+from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
 from conftest import ENGINES, PLATFORMS, SEED_RECIPES
 
@@ -130,7 +131,7 @@ def compiled_value(compiled: Compiled, key: str) -> Any:
 def test_seed_composes_with_real_verl(recipe: str, platform: str, engine: str) -> None:
     compiled = compile_request(Request(recipe, platform, engine=engine))
     version = compiled.profile.verl_index
-    overrides = compiled.override_texts
+    overrides = override_texts(compiled)
 
     rejected = verl_compose.rejected_overrides(version, compiled.plan.config_name, overrides)
     assert rejected == [], f"verl {version} rejects: {rejected}"
@@ -148,4 +149,4 @@ def test_seed_composes_with_real_verl(recipe: str, platform: str, engine: str) -
     for o in compiled.overrides:
         got = composed.get(o.key, "<missing>")
         want = o.setting.value
-        assert got == _with_home(want), f"{o.text}: composed {got!r}"
+        assert got == _with_home(want), f"{override_text(o)}: composed {got!r}"

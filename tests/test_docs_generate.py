@@ -19,8 +19,9 @@ import pytest
 import typer
 import yaml
 
+from rlcat.cli import command_tree
+from rlcat.cli.docs import docs_app
 from rlcat.docsite import generate as gen
-from rlcat.docsite.cli import docs_app
 from rlcat.docsite.data import load_site
 from rlcat.docsite.home import quick_start_commands
 from rlcat.guards import REGISTRY
@@ -30,12 +31,12 @@ from conftest import REPO
 DOCS = REPO / "docs"
 # Compared when this module is collected, before any test runs: test_cli.py runs the help examples
 # of `rlcat docs`, which regenerate docs/, and must not hide a stale checkout.
-STALE_AT_START = gen.write(REPO, check=True)
+STALE_AT_START = gen.write(REPO, command_tree(), check=True)
 
 
 @pytest.fixture(scope="module")
 def files() -> dict[str, str]:
-    return gen.generate(REPO)
+    return gen.generate(REPO, command_tree())
 
 
 def _page(path: str) -> str:
@@ -95,15 +96,16 @@ def test_committed_docs_are_fresh() -> None:
 
 
 def test_generation_is_deterministic(files: dict[str, str]) -> None:
-    again = gen.generate(REPO, load_site(REPO))
+    again = gen.generate(REPO, command_tree(), load_site(REPO))
     assert list(again) == list(files)
     assert [p for p in files if files[p] != again[p]] == []
 
 
 def test_generation_does_not_depend_on_the_working_directory(tmp_path: Path) -> None:
     script = (
-        "from pathlib import Path; from rlcat.docsite.generate import write; "
-        f"print(write(Path({str(REPO)!r}), check=True))"
+        "from pathlib import Path; from rlcat.cli import command_tree; "
+        "from rlcat.docsite.generate import write; "
+        f"print(write(Path({str(REPO)!r}), command_tree(), check=True))"
     )
     run = subprocess.run(
         [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=False
@@ -281,7 +283,7 @@ def test_matrix_cells_link_to_the_recipe_or_guard_behind_them() -> None:
 
 
 def _cli_commands() -> list[tuple[str, Any]]:
-    from rlcat.docsite.cli_ref import root_command
+    from rlcat.cli import command_tree as root_command
 
     found: list[tuple[str, Any]] = []
 
@@ -333,10 +335,9 @@ def test_compile_and_cli_start_import_no_docs_machinery() -> None:
     script = (
         "import sys\n"
         "from rlcat.cli import main\n"
-        "import rlcat.docsite.cli\n"
         "code = main(['compile', 'geo3k_megatron_4_4', '--platform', 'rocm'])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mkdocs', 'material', 'markdown',"
-        " 'pymdownx', 'selenium') or m.startswith('rlcat.docsite.') and m != 'rlcat.docsite.cli')\n"
+        " 'pymdownx', 'selenium', 'hydra', 'omegaconf'))\n"
         "print(code, heavy)\n"
     )
     run = subprocess.run(

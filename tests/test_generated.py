@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 import yaml
 
-from rlcat import schemas
+from rlcat.dev import schemas
 from rlcat.docsite.home import quick_start_commands
 
 from conftest import REPO

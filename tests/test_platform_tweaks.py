@@ -6,17 +6,19 @@ from __future__ import annotations
 import pytest
 
 from rlcat.catalog import Catalog
-from rlcat.compile import Compiled, Request, compile_request
-from rlcat.plan import Layer
-from rlcat.platforms import tweak_applies
-from rlcat.resolve import load_platform, load_recipe_source, resolve
+from rlcat.pipeline.assemble import Compiled, Request, compile_request
+from rlcat.pipeline.plan import Layer
+from rlcat.pipeline.platform import tweak_applies
+from rlcat.pipeline.resolve import load_platform, load_recipe_source, resolve
 
 from conftest import SEED_RECIPES
 
 CATALOG = Catalog.default()
 ROCM, _ = load_platform("rocm", CATALOG)
 RECIPES = {
-    (name, engine): resolve(load_recipe_source(name, CATALOG), CATALOG).recipe.replace(engine=engine)
+    (name, engine): resolve(load_recipe_source(name, CATALOG), CATALOG).recipe.model_copy(
+        update={"engine": engine}
+    )
     for name in SEED_RECIPES
     for engine in ("vllm", "sglang")
 }

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlcat import devdata
+from rlcat.dev import wheelhouse as devdata
 
 from conftest import REPO
 

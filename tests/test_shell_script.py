@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rlcat.compile import Request, compile_request
-from rlcat.emit.formats import to_shell
+from rlcat.emit.formats import override_texts, to_shell
+from rlcat.pipeline.assemble import Request, compile_request
 
 from conftest import PLATFORMS, SEED_RECIPES
 
@@ -54,7 +54,7 @@ def test_script_passes_overrides_unchanged(tmp_path: Path, recipe: str, platform
         "-m",
         compiled.plan.entrypoint,
         f"--config-name={compiled.plan.config_name}",
-        *compiled.override_texts,
+        *override_texts(compiled),
         "trainer.save_freq=3",
     ]
     for name, value in compiled.env_vars.items():

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from rlcat.compile import Request, compile_request
-from rlcat.verl import compose as verl_compose
+from rlcat.dev import compose as verl_compose
+from rlcat.emit.formats import override_texts
+from rlcat.pipeline.assemble import Request, compile_request
 
 pytestmark = pytest.mark.compose
 
@@ -62,7 +63,7 @@ def test_same_effective_config_as_upstream(recipe: str) -> None:
         verl_compose.compose(version, upstream["config_name"], accepted), resolve=True
     )
     ours = verl_compose.flatten(
-        verl_compose.compose(version, compiled.plan.config_name, compiled.override_texts), resolve=True
+        verl_compose.compose(version, compiled.plan.config_name, override_texts(compiled)), resolve=True
     )
     compared: dict[str, Any] = {}
     for key in dict.fromkeys(_key(o) for o in accepted):

@@ -189,7 +189,7 @@ def test_standard_json_schema_accepts_every_shipped_recipe() -> None:
 
 def test_text_report_colours_only_for_a_terminal() -> None:
     from rlcat.diagnostics import diag
-    from rlcat.reporters import text
+    from rlcat.emit.reporters import text
 
     finding = [
         diag("RLC101", "unknown field 'x'", file=str(CORPUS / "unknown_top_field.yaml"), line=5, col=1)

@@ -51,7 +51,7 @@ def test_wheel_ships_data_and_compiles_outside_the_checkout(tmp_path: Path) -> N
         [
             sys.executable,
             "-c",
-            "import sys, rlcat.entry; sys.exit(rlcat.entry.main(sys.argv[1:]))",
+            "import sys, rlcat.cli; sys.exit(rlcat.cli.main(sys.argv[1:]))",
             "compile",
             "geo3k_megatron_4_4",
             "--platform",

@@ -1,5 +1,5 @@
 """`python -m rlcat ...` runs the same console script as `rlcat ...`."""
 
-from .entry import run
+from rlcat.cli import run
 
 run()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
-from typing import Any, Final
-
-from .record import Record
 
 DOCS_BASE = "https://rlcat.readthedocs.io/en/latest/diagnostics/"
 
@@ -76,47 +75,18 @@ CODES: dict[str, tuple[str, Severity]] = {
 }
 
 
-# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
-class Diagnostic(Record):
+@dataclass(frozen=True)
+class Diagnostic:
     """A finding from any stage: where it is, what is wrong, and how to fix it."""
 
-    __slots__ = __match_args__ = (
-        "code",
-        "message",
-        "severity",
-        "file",
-        "line",
-        "col",
-        "key",
-        "hint",
-        "source",
-    )
-
-    def __init__(  # noqa: PLR0917 - fields may be passed by position
-        self,
-        code: str,
-        message: str,
-        severity: Severity = Severity.ERROR,
-        file: str | None = None,
-        line: int | None = None,
-        col: int | None = None,
-        key: str | None = None,
-        hint: str | None = None,
-        source: str | None = None,
-    ) -> None:
-        self.code: Final = code
-        self.message: Final = message
-        self.severity: Final = severity
-        self.file: Final = file
-        self.line: Final = line
-        self.col: Final = col
-        self.key: Final = key
-        self.hint: Final = hint
-        self.source: Final = source
-
-    def _compared(self) -> tuple[Any, ...]:
-        # every field but `source` takes part in equality and hash
-        return (self.code, self.message, self.severity, self.file, self.line, self.col, self.key, self.hint)
+    code: str
+    message: str
+    severity: Severity = Severity.ERROR
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+    key: str | None = None
+    hint: str | None = None
 
     @property
     def docs_url(self) -> str:
@@ -165,6 +135,14 @@ def diag(code: str, message: str, **kwargs: object) -> Diagnostic:
     return Diagnostic(code, message, **kwargs)  # type: ignore[arg-type]
 
 
+def dotted(path: tuple[str | int, ...]) -> str:
+    """('trainer', 'logger', 1) → 'trainer.logger[1]'"""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
+
+
 class RlcatError(Exception):
     """Stops a stage; carries the diagnostics that explain why."""
 
@@ -185,8 +163,6 @@ def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
 
 def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
     """Close matches for a misspelt name; dotted keys are also matched on their last segment."""
-    import difflib
-
     pool = sorted(set(choices))
     if len(pool) > 64:
         # difflib compares every pair of characters: keep the 64 names sharing the most bigrams

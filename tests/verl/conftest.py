@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rlcat.verl.trees import VERL_VERSIONS, require_tree
+from rlcat.dev.trees import VERL_VERSIONS, require_tree
 
 IndexLoader = Callable[[str, str], dict[str, Any]]
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from rlcat.verl import trees
-from rlcat.verl.compose import compose, flatten, rejected_overrides
+from rlcat.dev import trees
+from rlcat.dev.compose import compose, flatten, rejected_overrides
 
 IndexLoader = Callable[[str, str], dict[str, Any]]
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from rlcat.verl.build_index import REGENERATE_COMMAND, build
-from rlcat.verl.trees import VERL_VERSIONS
+from rlcat.dev.build_index import REGENERATE_COMMAND, build
+from rlcat.dev.trees import VERL_VERSIONS
 
 pytestmark = pytest.mark.compose
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, RlcatError
+from rlcat.diagnostics import Diagnostic, RlcatError
 
 # Any fixed date: the sitemap (dropped) is the only output that would show it.
 SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip file can hold

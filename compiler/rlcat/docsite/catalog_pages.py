@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..diagnostics import CODES, EXIT_CODES_TEXT
-from ..guards import REGISTRY
-from .data import Site
-from .links import ENGINE_LABELS, page, platform_anchor, rel
-from .md import anchor, code, esc, facts, fence, link, table
+from rlcat.diagnostics import CODES, EXIT_CODES_TEXT
+from rlcat.docsite.data import Site
+from rlcat.docsite.links import ENGINE_LABELS, page, platform_anchor, rel
+from rlcat.docsite.md import anchor, code, esc, facts, fence, link, table
+from rlcat.guards import REGISTRY
 
 FAMILIES = {
     "0": "Reading input",

@@ -10,10 +10,13 @@ installed.
 from __future__ import annotations
 
 import inspect
+import typing
 from typing import Any
 
-from ..diagnostics import EXIT_CODES_TEXT
-from .md import anchor, code, esc, fence, table
+from typer.core import TyperGroup
+
+from rlcat.diagnostics import EXIT_CODES_TEXT
+from rlcat.docsite.md import anchor, code, esc, fence, table
 
 
 def _paragraphs(text: str | None) -> str:
@@ -62,6 +65,15 @@ def _default(param: Any) -> str:
     return code(value)
 
 
+def _choices(param: Any) -> tuple[str, ...]:
+    """The values a closed-choice option takes (a Literal annotation, possibly Optional)."""
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    for candidate in (annotation, *typing.get_args(annotation)):
+        if typing.get_origin(candidate) is typing.Literal:
+            return tuple(str(c) for c in typing.get_args(candidate))
+    return ()
+
+
 def _command_md(cmd: Any, path: list[str], level: int) -> str:
     name = " ".join(path)
     out = [f"{'#' * level} {name} {{#{anchor(name)}}}\n"]
@@ -81,6 +93,9 @@ def _command_md(cmd: Any, path: list[str], level: int) -> str:
         cell = ", ".join(code(n) for n in names) + ("" if flag else " *value*")
         if param.multiple and "repeatable" not in text:
             text += " (repeatable)"
+        choices = _choices(param)
+        if choices:
+            text += " One of " + ", ".join(code(c) for c in choices) + "."
         opts.append([cell, _default(param), text])
     if args:
         out.append("**Arguments**\n\n" + table(["argument", "required", "description"], args))
@@ -101,24 +116,8 @@ def _walk(cmd: Any, path: list[str], level: int, out: list[str]) -> None:
             _walk(sub, [*path, sub_name], min(level + 1, 3), out)
 
 
-def root_command() -> Any:
-    """rlcat's command tree; `rlcat docs` is included even before cli.py registers it."""
-    import typer.main
-
-    from ..cli import app
-
-    root: Any = typer.main.get_command(app)
-    if "docs" not in root.commands:
-        from .cli import docs_app
-
-        holder = typer.Typer(add_completion=False)  # as a sub-app: no completion options of its own
-        holder.add_typer(docs_app, name="docs")
-        root.add_command(typer.main.get_command(holder).commands["docs"], "docs")  # type: ignore[attr-defined]
-    return root
-
-
-def cli_page() -> str:
-    root = root_command()
+def cli_page(root: TyperGroup) -> str:
+    """The reference page of the command tree `root` (rlcat.cli.command_tree())."""
     out = [
         "# Command line\n",
         "Generated from the command line itself (the Typer app in `rlcat.cli`): what `rlcat COMMAND "

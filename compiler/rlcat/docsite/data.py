@@ -10,12 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalog import Catalog
-from ..compile import Compiled, Request, compile_request
-from ..diagnostics import Diagnostic, RlcatError, Severity, is_guard_code
-from ..model.plain import DatasetEntry, ModelEntry, PlatformProfile, Recipe, SupportCell
-from ..resolve import Resolved, load_entry, load_platform, load_recipe_source, resolve
-from ..survey import axis_values
+from rlcat.catalog import Catalog
+from rlcat.diagnostics import Diagnostic, RlcatError, Severity, is_guard_code
+from rlcat.model.catalog import DatasetEntry, ModelEntry
+from rlcat.model.platform import PlatformProfile, SupportCell
+from rlcat.model.recipe import Recipe
+from rlcat.pipeline.assemble import Compiled, Request, compile_request
+from rlcat.pipeline.resolve import Resolved, load_entry, load_platform, load_recipe_source, resolve
+from rlcat.pipeline.survey import axis_values
 
 
 @dataclass

@@ -17,8 +17,26 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .data import Site, load_site
-from .links import page
+from typer.core import TyperGroup
+
+from rlcat.docsite.catalog_pages import (
+    dataset_page,
+    datasets_index,
+    diagnostics_page,
+    guard_page,
+    guards_index,
+    model_page,
+    models_index,
+)
+from rlcat.docsite.cli_ref import cli_page
+from rlcat.docsite.config import mkdocs_yml
+from rlcat.docsite.data import Site, load_site
+from rlcat.docsite.home import home_page
+from rlcat.docsite.links import page
+from rlcat.docsite.matrix import matrix_page
+from rlcat.docsite.platforms import platform_page, platforms_index
+from rlcat.docsite.recipes import recipe_page, recipes_index
+from rlcat.guards import REGISTRY
 
 GENERATED_DIRS = ("recipes", "platforms", "guards", "models", "datasets")
 GENERATED_FILES = ("index.md", "matrix.md", "cli.md", "diagnostics.md", "assets/rlcat.css")
@@ -57,25 +75,9 @@ def _title(path: Path) -> str:
     return match.group(1).strip() if match else path.stem.replace("-", " ").replace("_", " ").capitalize()
 
 
-def generate(root: Path, site: Site | None = None) -> dict[str, str]:
-    """Every generated file: repository-relative path → text."""
-    from ..guards import REGISTRY
-    from .catalog_pages import (
-        dataset_page,
-        datasets_index,
-        diagnostics_page,
-        guard_page,
-        guards_index,
-        model_page,
-        models_index,
-    )
-    from .cli_ref import cli_page
-    from .config import mkdocs_yml
-    from .home import home_page
-    from .matrix import matrix_page
-    from .platforms import platform_page, platforms_index
-    from .recipes import recipe_page, recipes_index
-
+def generate(root: Path, command: TyperGroup, site: Site | None = None) -> dict[str, str]:
+    """Every generated file: repository-relative path → text. `command` is the command-line tree
+    the CLI reference is written from."""
     site = site or load_site(root)
     extra = hand_written(root / "docs")
     pages: dict[str, str] = {
@@ -86,7 +88,7 @@ def generate(root: Path, site: Site | None = None) -> dict[str, str]:
         "guards/index.md": guards_index(),
         "models/index.md": models_index(site),
         "datasets/index.md": datasets_index(site),
-        "cli.md": cli_page(),
+        "cli.md": cli_page(command),
         "diagnostics.md": diagnostics_page(),
     }
     for name in site.recipes:
@@ -138,9 +140,9 @@ def stale_files(root: Path, files: dict[str, str]) -> tuple[list[str], list[str]
     return changed, extra
 
 
-def write(root: Path, *, check: bool = False) -> list[str]:
+def write(root: Path, command: TyperGroup, *, check: bool = False) -> list[str]:
     """Write the generated files (or, with check, only compare); returns the stale paths."""
-    files = generate(root)
+    files = generate(root, command)
     changed, extra = stale_files(root, files)
     if check:
         return changed + extra

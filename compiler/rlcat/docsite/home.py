@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .data import Site
-from .links import ALGORITHM_LABELS, BACKEND_LABELS, ENGINE_LABELS, MODE_LABELS, page
-from .md import code, esc, link, table
-from .recipes import gpu_layout_short
+from rlcat.docsite.data import Site
+from rlcat.docsite.links import ALGORITHM_LABELS, BACKEND_LABELS, ENGINE_LABELS, MODE_LABELS, page
+from rlcat.docsite.md import code, esc, link, table
+from rlcat.docsite.recipes import gpu_layout_short
 
 QUICK_START = "## Quick start"
 

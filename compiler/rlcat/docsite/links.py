@@ -5,8 +5,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from ..plan import Layer, Origin
-from .md import anchor, esc, link
+from rlcat.docsite.md import anchor, esc, link
+from rlcat.pipeline.plan import Layer, Origin
 
 DIRS = {
     "recipe": "recipes",

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
-from ..model.plain import PlatformProfile
-from .data import Cell, Site
-from .links import (
+from rlcat.docsite.data import Cell, Site
+from rlcat.docsite.links import (
     ALGORITHM_LABELS,
     BACKEND_LABELS,
     ENGINE_LABELS,
@@ -24,8 +22,10 @@ from .links import (
     platform_anchor,
     rel,
 )
-from .md import code, esc, link, table
-from .recipes import cell_status
+from rlcat.docsite.md import code, esc, link, table
+from rlcat.docsite.recipes import cell_status
+from rlcat.model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
+from rlcat.model.platform import PlatformProfile
 
 HERE = "matrix.md"
 ANY = "any"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import shlex
 
-from ..emit.hydra_value import render_or_repr
-from ..guards import REGISTRY
-from ..model.plain import PlatformProfile, TweakWhen
-from .data import Site
-from .links import ENGINE_LABELS, page, platform_anchor, rel, tweak_anchor
-from .matrix import support_table
-from .md import code, esc, facts, fence, link, table
+from rlcat.docsite.data import Site
+from rlcat.docsite.links import ENGINE_LABELS, page, platform_anchor, rel, tweak_anchor
+from rlcat.docsite.matrix import support_table
+from rlcat.docsite.md import code, esc, facts, fence, link, table
+from rlcat.emit.hydra_value import render_or_repr
+from rlcat.guards import REGISTRY
+from rlcat.model.platform import PlatformProfile, TweakWhen
 
 
 def docker_run_line(p: PlatformProfile) -> str:
@@ -39,7 +39,7 @@ def _when(w: TweakWhen) -> str:
 
 def guards_for(p: PlatformProfile) -> list[str]:
     """Guards whose `affects` can match this platform (name or family, and its verl release)."""
-    from ..guards.base import in_range
+    from rlcat.guards.base import in_range
 
     out = []
     for guard_id in sorted(REGISTRY):

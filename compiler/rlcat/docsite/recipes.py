@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from ..compile import Compiled
-from ..diagnostics import Diagnostic, is_guard_code
-from ..emit.formats import FORMATS
-from ..emit.hydra_value import render_or_repr
-from ..model.checks import dump
-from ..plan import Setting
-from ..survey import diff
-from .data import Cell, Site
-from .links import (
+from rlcat.diagnostics import Diagnostic, is_guard_code
+from rlcat.docsite.data import Cell, Site
+from rlcat.docsite.links import (
     ALGORITHM_LABELS,
     BACKEND_LABELS,
     ENGINE_LABELS,
@@ -21,8 +15,13 @@ from .links import (
     platform_anchor,
     rel,
 )
-from .md import breakable_code, code, details, esc, fence, link, table, tabs
-from .md import facts as md_facts
+from rlcat.docsite.md import breakable_code, code, details, esc, fence, link, table, tabs
+from rlcat.docsite.md import facts as md_facts
+from rlcat.emit.formats import FORMATS, override_text, override_texts
+from rlcat.emit.hydra_value import render_or_repr
+from rlcat.pipeline.assemble import Compiled
+from rlcat.pipeline.plan import Setting
+from rlcat.pipeline.survey import diff
 
 
 def gpu_layout(site: Site, name: str) -> str:
@@ -45,7 +44,7 @@ def _parallelism(site: Site, name: str) -> str:
     p = site.recipe(name).parallelism
     parts = []
     for role in ("actor", "ref", "critic", "rollout"):
-        values = dump(getattr(p, role), exclude_none=True)
+        values = getattr(p, role).model_dump(exclude_none=True)
         if values:
             parts.append(f"{role} " + ", ".join(f"{k.upper()} {v}" for k, v in values.items()))
     return "; ".join(parts) or "verl's defaults"
@@ -77,7 +76,7 @@ def overrides_md(c: Compiled, here: str) -> str:
         [breakable_code(f"{g}={o}"), "*recipe* · config group of the entry config"]
         for g, o in c.plan.group_choices.items()
     ]
-    rows += [[breakable_code(o.text), origin_md(o.setting.origin, here)] for o in c.overrides]
+    rows += [[breakable_code(override_text(o)), origin_md(o.setting.origin, here)] for o in c.overrides]
     return table(["override", "origin"], rows)
 
 
@@ -118,7 +117,7 @@ def cell_md(site: Site, c: Cell, here: str) -> str:
         out.append("**Guards that fire**: none.\n")
     if notes:
         out.append("**Notes**\n\n" + diagnostics_md(notes, here))
-    out.append(f"**Overrides** ({len(comp.override_texts)})\n\n" + overrides_md(comp, here))
+    out.append(f"**Overrides** ({len(override_texts(comp))})\n\n" + overrides_md(comp, here))
     if comp.env:
         out.append(f"**Environment** ({len(comp.env)})\n\n" + env_md(comp, here))
     if comp.dropped:

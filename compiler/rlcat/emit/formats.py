@@ -3,35 +3,57 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable
 from typing import Any
 
-from .. import __version__
-from ..compile import Compiled
+import yaml
+
+from rlcat import __version__
+from rlcat.emit.hydra_value import render
+from rlcat.pipeline.assemble import Compiled
+from rlcat.verl.check import Override
+
+
+def override_text(o: Override) -> str:
+    """`key=value` in Hydra's grammar, with the `++` prefix for a key inside an open dict."""
+    return f"{o.prefix}{o.key}={render(o.setting.value)}"
+
+
+def override_texts(c: Compiled) -> list[str]:
+    """Group choices first (they pick the config tree), then every key override in plan order."""
+    groups = [f"{g}={o}" for g, o in c.plan.group_choices.items()]
+    return groups + [override_text(o) for o in c.overrides]
 
 
 def to_overrides(c: Compiled) -> str:
-    return "".join(line + "\n" for line in c.override_texts)
+    return "".join(line + "\n" for line in override_texts(c))
 
 
-def to_json(c: Compiled) -> str:
-    data: dict[str, Any] = {
+def plan_data(c: Compiled) -> dict[str, Any]:
+    """The plan as JSON data (the `json` format; `--explain` adds the origins)."""
+    return {
         "recipe": c.plan.recipe,
         "platform": c.plan.platform,
         "verl_version": c.plan.verl_version,
         "verl_index": c.plan.verl_index,
         "entrypoint": c.plan.entrypoint,
         "config_name": c.plan.config_name,
-        "overrides": c.override_texts,
+        "overrides": override_texts(c),
         "env": c.env_vars,
         "left_out": [s.key for s in c.dropped],
     }
+
+
+def json_text(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def to_yaml(c: Compiled) -> str:
-    import yaml
+def to_json(c: Compiled) -> str:
+    return json_text(plan_data(c))
 
+
+def to_yaml(c: Compiled) -> str:
     tree: dict[str, Any] = dict(c.plan.group_choices)
     for o in c.overrides:
         node = tree
@@ -52,8 +74,6 @@ def to_yaml(c: Compiled) -> str:
 
 def to_shell(c: Compiled) -> str:
     """A runnable launch script: exports, then one python command with every override quoted by shlex."""
-    import shlex  # here, not at the top: the default format does not need it
-
     lines = [
         "#!/usr/bin/env bash",
         f"# {c.plan.recipe} on {c.plan.platform} (verl {c.plan.verl_version}),"
@@ -70,7 +90,7 @@ def to_shell(c: Compiled) -> str:
     command = " ".join(
         shlex.quote(a) for a in ("python3", "-m", c.plan.entrypoint, f"--config-name={c.plan.config_name}")
     )
-    args = [command] + [shlex.quote(o) for o in c.override_texts] + ['"$@"']
+    args = [command] + [shlex.quote(o) for o in override_texts(c)] + ['"$@"']
     lines.append(" \\\n    ".join(args))
     return "\n".join(lines) + "\n"
 

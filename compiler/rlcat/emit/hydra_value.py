@@ -1,4 +1,4 @@
-"""Render Python values in Hydra's override grammar.
+"""Render Python values in Hydra's override grammar, and parse override values back.
 
 Every rendered value must parse back through Hydra's own override parser to the same value (a
 property test checks this with generated strings). Strings are left bare only when the grammar
@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 # Characters Hydra's lexer accepts in an unquoted value (ID chars plus UNQUOTED_CHAR and ':'),
-# minus '$' and '\\' which start interpolations and escapes.
-_BARE = re.compile(r"^[A-Za-z_/][A-Za-z0-9_/.\-+@:]*$")
+# minus '$' and '\\' which start interpolations and escapes. \Z, not $: "$" also matches before a
+# final newline, and a bare "a\n" is a lexer error in Hydra.
+_BARE = re.compile(r"^[A-Za-z_/][A-Za-z0-9_/.\-+@:]*\Z")
 # Bare words the grammar would read as something other than a string.
 _SPECIAL = re.compile(r"^(?:null|true|false|[+-]?(?:inf|nan))$", re.IGNORECASE)
 
@@ -86,3 +87,226 @@ def render_or_repr(value: Any) -> str:
         return render(value)
     except ValueError:
         return repr(value)
+
+
+def check_renderable(value: Any) -> None:
+    """Raise UnrenderableValue if `value` has no form in Hydra's override grammar (the check stage
+    asks this; the text itself is written only by emit)."""
+    render(value)
+
+
+# --- parsing -------------------------------------------------------------------------------------
+# The inverse of render: the VALUE side of `key=VALUE` read as Hydra's OverridesParser reads it
+# (hydra/grammar/Override{Lexer,Parser}.g4 and overrides_visitor.py), in pure Python so that the
+# compile path never loads ANTLR. Sweeps and function calls are refused: they are not one value.
+
+# Characters that Hydra's ID, INT, FLOAT, BOOL, NULL and UNQUOTED_CHAR tokens allow, all kept as
+# written in an unquoted value. ASCII only: the lexer's CHAR is [a-zA-Z]. '$' (interpolation), '\\'
+# (escapes), ':' and spaces get their own rules below.
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/+.%*@?|")
+_SPACE = " \t"  # the lexer's WS; any other whitespace outside quotes is an error
+_ESCAPABLE = frozenset("\\()[]{}:=, \t")  # a backslash before one of these is the lexer's ESC
+# Hydra's typed tokens. An unquoted value that is exactly one of them is not a string; anything
+# longer is several tokens, which Hydra joins into a string. (No nested quantifiers: linear.)
+_UINT = r"(?:0|[1-9](?:_?[0-9])*)"
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_POINT = rf"(?:{_UINT}\.(?:{_DIGITS})?|\.{_DIGITS})"
+_INT = re.compile(rf"[+-]?{_UINT}")
+_FLOAT = re.compile(rf"[+-]?(?:(?:{_POINT}|{_UINT})[eE][+-]?{_DIGITS}|{_POINT}|[Ii][Nn][Ff]|[Nn][Aa][Nn])")
+_STARTS = _WORD | {"\\", "$"}  # characters that start (or continue) an unquoted value
+_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # a function name
+_MAX_DEPTH = 100  # nesting that deep is no config; deeper, Python's recursion limit would end parsing
+
+
+class HydraValueError(ValueError):
+    """Text that is not one plain value in Hydra's override grammar (a sweep, a call, bad syntax)."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(f"{message} (at character {offset})")
+        self.offset = offset
+
+
+def parse(text: str) -> Any:
+    """The value Hydra reads from `key=<text>`: None, bool, int, float, str, list or dict.
+
+    Dict keys are what Hydra makes of them: strings, except that `{1:a}`, `{true:a}` and `{null:a}`
+    give int, bool and None keys, as Hydra's own parser does.
+    """
+    return _Parser(text).top()
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def fail(self, message: str, offset: int | None = None) -> NoReturn:
+        raise HydraValueError(message, self.pos if offset is None else offset)
+
+    def spaces_end(self, i: int) -> int:
+        while i < len(self.text) and self.text[i] in _SPACE:
+            i += 1
+        return i
+
+    def skip_spaces(self) -> None:
+        self.pos = self.spaces_end(self.pos)
+
+    def unexpected(self) -> NoReturn:
+        if self.pos == len(self.text):
+            self.fail("the text ends where a value is expected")
+        char = self.text[self.pos]
+        hint = "" if char in "[]{}()'\",:" else " (quote the value to use it)"
+        self.fail(f"unexpected {char!r}{hint}")
+
+    def top(self) -> Any:
+        self.skip_spaces()  # Hydra's '=' token takes the spaces after it
+        if self.pos == len(self.text):
+            return ""  # `key=` sets the empty string
+        start = self.pos
+        value = self.element(0)
+        end = self.pos
+        self.skip_spaces()
+        if self.pos < len(self.text):
+            if self.text[self.pos] == ",":
+                self.fail("a comma outside brackets makes a sweep, not one value; quote it to keep it")
+            self.unexpected()
+        if end < self.pos and self.text[start] in "[{'\"":
+            # trailing spaces belong to an unquoted word; after a quote or bracket Hydra refuses them
+            self.fail("Hydra allows no spaces after a closing quote or bracket", end)
+        return value
+
+    def element(self, depth: int) -> Any:
+        char = self.text[self.pos : self.pos + 1]
+        if char and char in "[{" and depth == _MAX_DEPTH:
+            self.fail(f"brackets are nested more than {_MAX_DEPTH} deep")
+        if char == "[":
+            return self.list_(depth + 1)
+        if char == "{":
+            return self.dict_(depth + 1)
+        if char and char in "'\"":
+            return self.quoted()
+        return self.primitive(key=False)
+
+    def list_(self, depth: int) -> list[Any]:
+        opened = self.pos
+        items: list[Any] = []
+        self.pos += 1
+        self.skip_spaces()  # brackets, commas and colons take the spaces around them
+        if self.text.startswith("]", self.pos):
+            self.pos += 1
+            return items
+        while True:
+            items.append(self.element(depth))
+            if self.closes("]", opened):
+                return items
+
+    def dict_(self, depth: int) -> dict[Any, Any]:
+        opened = self.pos
+        items: dict[Any, Any] = {}
+        self.pos += 1
+        self.skip_spaces()
+        if self.text.startswith("}", self.pos):
+            self.pos += 1
+            return items
+        while True:
+            key = self.primitive(key=True)
+            self.skip_spaces()
+            if not self.text.startswith(":", self.pos):
+                self.fail("expected ':' after a dict key")
+            self.pos += 1
+            self.skip_spaces()
+            items[key] = self.element(depth)  # a repeated key: the last value wins, as in Hydra
+            if self.closes("}", opened):
+                return items
+
+    def closes(self, close: str, opened: int) -> bool:
+        """After an item: True at the closing bracket, False after a comma (more items follow)."""
+        self.skip_spaces()
+        char = self.text[self.pos : self.pos + 1]
+        if char in (close, ","):
+            self.pos += 1
+            if char == close:
+                return True
+            self.skip_spaces()
+            return False
+        if not char:
+            self.fail(f"{self.text[opened]!r} is never closed", opened)
+        self.fail(f"expected ',' or {close!r}")
+
+    def quoted(self) -> str:
+        # The string ends at the first quote preceded by an even number of backslashes. Backslashes
+        # before a quote escape in pairs (an odd one escapes the quote); all others are literal.
+        quote, start, run = self.text[self.pos], self.pos, 0
+        out: list[str] = []
+        for i in range(self.pos + 1, len(self.text)):
+            char = self.text[i]
+            if char == "\\":
+                run += 1
+                continue
+            if char == quote:
+                out.append("\\" * (run // 2))
+                if run % 2 == 0:
+                    self.pos = i + 1
+                    return "".join(out)
+                out.append(quote)
+            else:
+                out.append("\\" * run + char)
+            run = 0
+        self.fail("this quote is never closed", start)
+
+    def primitive(self, key: bool) -> Any:
+        """An unquoted value (or dict key): words, escapes, interpolations, colons, inner spaces."""
+        text, start = self.text, self.pos
+        parts: list[str] = []  # the string Hydra makes by joining the tokens (escapes undone)
+        while self.pos < len(text):
+            char = text[self.pos]
+            if char in _WORD:
+                parts.append(char)
+                self.pos += 1
+            elif char == "\\":
+                if text[self.pos + 1 : self.pos + 2] in _ESCAPABLE:
+                    parts.append(text[self.pos + 1])  # Hydra's ESC token: the backslash goes
+                    self.pos += 2
+                else:
+                    parts.append(char)  # before any other character a backslash is a plain character
+                    self.pos += 1
+            elif char == "$":
+                # `${` up to the first `}`, with at least one character between, is one verbatim token
+                close = text.find("}", self.pos + 2) if text.startswith("${", self.pos) else -1
+                end = close + 1 if close > self.pos + 2 else self.pos + 1
+                if key and end > self.pos + 1:
+                    self.fail("a dict key cannot be an interpolation")
+                parts.append(text[self.pos : end])
+                self.pos = end
+            elif char == ":" and not key:
+                # Hydra's ':' token includes the spaces around it, so they stay in the string
+                end = self.spaces_end(self.pos + 1)
+                parts.append(text[self.pos : end])
+                self.pos = end
+            elif char in _SPACE:
+                end = self.spaces_end(self.pos)
+                follow = text[end : end + 1]
+                # spaces between words (or before a value's ':') are kept; at the end, or before
+                # punctuation, they are part of the punctuation token (or trailing) and dropped
+                if not (follow in _STARTS or (follow == ":" and not key)):
+                    break
+                parts.append(text[self.pos : end])
+                self.pos = end
+            else:
+                break
+        if self.pos == start:
+            self.unexpected()
+        raw = text[start : self.pos]
+        if text.startswith("(", self.spaces_end(self.pos)) and _ID.fullmatch(raw):
+            self.fail(f"{raw}(...) is a function call (a sweep or a cast), not a plain value", start)
+        # one INT, FLOAT, BOOL or NULL token is typed; several tokens make a string
+        if _INT.fullmatch(raw):
+            try:
+                return int(raw)
+            except ValueError:  # more digits than Python converts (sys.int_info); Hydra fails too
+                self.fail("the integer has too many digits", start)
+        if _FLOAT.fullmatch(raw):
+            return float(raw)
+        if raw.lower() in ("true", "false", "null"):
+            return None if raw.lower() == "null" else raw.lower() == "true"
+        return "".join(parts)

@@ -6,33 +6,26 @@ invariants, RLC8xx differences between verl releases.
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, Severity, diag
-from ..plan import REMOVED, Layer, Origin, Setting
-from .base import REGISTRY, Affects, Context, Finding, Guard
+from dataclasses import dataclass, field
+
+from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, suggestion_hint
+from rlcat.guards.base import REGISTRY, Affects, Context, Finding, Guard
 
 # importing the guard modules registers them
-from .config import batch_arithmetic, fully_async, gpu_layout, group_sampling  # noqa: F401
-from .drift import release_keys  # noqa: F401
-from .model import position_embeddings  # noqa: F401
-from .platform import custom_all_reduce, sglang_attention_triton, vllm_version  # noqa: F401
+from rlcat.guards.config import batch_arithmetic, fully_async, gpu_layout, group_sampling  # noqa: F401
+from rlcat.guards.drift import release_keys  # noqa: F401
+from rlcat.guards.model import position_embeddings  # noqa: F401
+from rlcat.guards.platform import custom_all_reduce, sglang_attention_triton, vllm_version  # noqa: F401
+from rlcat.pipeline.plan import REMOVED, Layer, Origin, Setting
 
-__all__ = ["REGISTRY", "Affects", "Context", "Finding", "Guard", "GuardReport", "run_guards"]
+__all__ = ["REGISTRY", "Affects", "Context", "Finding", "Guard", "GuardReport", "find_guard", "run_guards"]
 
 
-# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
+@dataclass
 class GuardReport:
-    __slots__ = ("diagnostics", "fired", "keys")
-
-    def __init__(
-        self,
-        diagnostics: list[Diagnostic] | None = None,
-        fired: list[str] | None = None,
-        keys: set[str] | None = None,
-    ) -> None:
-        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
-        self.fired: list[str] = [] if fired is None else fired  # guard ids that found something
-        # keys a guard reported (the key check skips them)
-        self.keys: set[str] = set() if keys is None else keys
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    fired: list[str] = field(default_factory=list)  # guard ids that found something
+    keys: set[str] = field(default_factory=set)  # keys a guard reported (the key check skips them)
 
 
 def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> GuardReport:
@@ -86,3 +79,20 @@ def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> 
                 )
             )
     return report
+
+
+def find_guard(id_or_name: str) -> type[Guard]:
+    """A guard by id (any case) or name, or a diagnostic with the close ones."""
+    by_name = {g.name: g for g in REGISTRY.values()}
+    found = REGISTRY.get(id_or_name.upper()) or by_name.get(id_or_name)
+    if found is None:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC202",
+                    f"unknown guard '{id_or_name}'",
+                    hint=suggestion_hint(id_or_name, [*REGISTRY, *by_name]),
+                )
+            ]
+        )
+    return found

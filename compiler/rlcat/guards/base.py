@@ -3,16 +3,22 @@ decorator that refuses duplicate ids and missing metadata. A guard's docstring i
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
 
-from ..diagnostics import Severity
-from ..model.plain import ModelEntry, PlatformProfile, Recipe
-from ..plan import Plan
-from ..platforms import allows
-from ..record import Record
-from ..verl.index import KeyIndex
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from rlcat.diagnostics import Severity
+from rlcat.model.catalog import ModelEntry
+from rlcat.model.platform import PlatformProfile
+from rlcat.model.recipe import Recipe
+from rlcat.pipeline.plan import Plan
+from rlcat.pipeline.platform import allows
+from rlcat.verl.index import KeyIndex
 
 ID_PATTERN = re.compile(r"^RLC[5-8]\d\d$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -20,27 +26,17 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 DOC_SECTIONS = ("**Why**", "**Bad**", "**Good**")
 
 
-# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
-class Affects(Record):
-    """Where a guard applies; an empty field means any. `verl` is a range such as ">=0.9,<1"."""
+@dataclass(frozen=True)
+class Affects:
+    """Where a guard applies; an empty field means any. `verl` is a version range such as ">=0.9,<1"
+    (PEP 440 specifiers, compared with the key-index release of the platform)."""
 
-    __slots__ = __match_args__ = ("platforms", "engines", "backends", "modes", "algorithms", "verl")
-
-    def __init__(  # noqa: PLR0917 - fields may be passed by position
-        self,
-        platforms: tuple[str, ...] = (),
-        engines: tuple[str, ...] = (),
-        backends: tuple[str, ...] = (),
-        modes: tuple[str, ...] = (),
-        algorithms: tuple[str, ...] = (),
-        verl: str = "",
-    ) -> None:
-        self.platforms: Final = platforms  # platform names or families (cuda, rocm, npu)
-        self.engines: Final = engines
-        self.backends: Final = backends
-        self.modes: Final = modes
-        self.algorithms: Final = algorithms
-        self.verl: Final = verl
+    platforms: tuple[str, ...] = ()  # platform names or families (cuda, rocm, npu)
+    engines: tuple[str, ...] = ()
+    backends: tuple[str, ...] = ()
+    modes: tuple[str, ...] = ()
+    algorithms: tuple[str, ...] = ()
+    verl: str = ""
 
     def on_platform(self, profile: PlatformProfile) -> bool:
         """The platform part alone: the profile's name or family is listed, or none is."""
@@ -75,40 +71,30 @@ class Affects(Record):
         return "; ".join(parts) or "every configuration"
 
 
-def version_tuple(text: str) -> tuple[int, ...]:
-    """Leading numeric release of a version string: '0.9.0.amd0' → (0, 9, 0), '0.22.1rc1' → (0, 22, 1)."""
-    match = re.match(r"\d+(?:\.\d+)*", text.strip())
-    return tuple(int(p) for p in match.group(0).split(".")) if match else ()
+def leading_version(text: str) -> Version | None:
+    """The version a free-form software entry starts with ('0.22.1rc1 (source build)' → 0.22.1rc1),
+    or None when it starts with none ('vLLM with the vllm-ascend plugin')."""
+    try:
+        return Version(text.split(maxsplit=1)[0]) if text.strip() else None
+    except InvalidVersion:
+        return None
 
 
 def in_range(version: str, spec: str) -> bool:
-    """Does `version` satisfy a comma-separated range like '>=0.9,<1.0'? (no packaging import on
-    the compile path)"""
-    have = version_tuple(version)
-    for clause in filter(None, (c.strip() for c in spec.split(","))):
-        op, bound = re.match(r"(>=|<=|==|!=|>|<)\s*(.+)", clause).groups()  # type: ignore[union-attr]
-        want = version_tuple(bound)
-        width = max(len(have), len(want))
-        a, b = have + (0,) * (width - len(have)), want + (0,) * (width - len(want))
-        ok = {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, "<": a < b}[op]
-        if not ok:
-            return False
-    return True
+    """Does `version` satisfy a range like '>=0.9,<1.0'? Local and pre-release parts count as the
+    release they build on ('0.9.0.amd0' is 0.9.0), as the platform images name them."""
+    return SpecifierSet(spec).contains(Version(version).base_version, prereleases=True)
 
 
+@dataclass(frozen=True)
 class Context:
     """What a guard sees: the final recipe, its model, the platform, the plan, verl's key index."""
 
-    __slots__ = ("index", "model", "plan", "profile", "recipe")
-
-    def __init__(
-        self, recipe: Recipe, model: ModelEntry, profile: PlatformProfile, plan: Plan, index: KeyIndex
-    ) -> None:
-        self.recipe = recipe
-        self.model = model
-        self.profile = profile
-        self.plan = plan
-        self.index = index
+    recipe: Recipe
+    model: ModelEntry
+    profile: PlatformProfile
+    plan: Plan
+    index: KeyIndex
 
     def value(self, key: str) -> Any:
         """The value verl will see for `key`: the plan's, else verl's default (simple interpolations
@@ -161,24 +147,15 @@ def _literal(text: str) -> Any:
     return text
 
 
-class Finding(Record):
+@dataclass(frozen=True)
+class Finding:
     """One problem a guard found; `fix` maps verl keys to the values that repair it."""
 
-    __slots__ = __match_args__ = ("message", "key", "hint", "fix", "fix_env")
-
-    def __init__(
-        self,
-        message: str,
-        key: str | None = None,
-        hint: str | None = None,
-        fix: dict[str, Any] | None = None,
-        fix_env: dict[str, str] | None = None,
-    ) -> None:
-        self.message: Final = message
-        self.key: Final = key
-        self.hint: Final = hint
-        self.fix: Final[dict[str, Any]] = {} if fix is None else fix
-        self.fix_env: Final[dict[str, str]] = {} if fix_env is None else fix_env
+    message: str
+    key: str | None = None
+    hint: str | None = None
+    fix: dict[str, Any] = field(default_factory=dict)
+    fix_env: dict[str, str] = field(default_factory=dict)
 
 
 class Guard:
@@ -197,8 +174,6 @@ class Guard:
 
     @classmethod
     def docs(cls) -> str:
-        import inspect
-
         return inspect.cleandoc(cls.__doc__ or "")
 
     @classmethod
@@ -223,9 +198,7 @@ def register(cls: G) -> G:
         raise TypeError(f"guard id {cls.id} is taken by {REGISTRY[cls.id].__name__}")
     if any(g.name == cls.name for g in REGISTRY.values()):
         raise TypeError(f"guard name {cls.name} is taken")
-    # the raw docstring holds the sections if docs() does (it only strips indentation), and reading
-    # it keeps inspect (cleandoc) off the compile path, which registers every guard
-    missing = [s for s in DOC_SECTIONS if s not in (cls.__doc__ or "")]
+    missing = [s for s in DOC_SECTIONS if s not in cls.docs()]
     if missing:
         raise TypeError(f"guard {cls.id} docs lack {', '.join(missing)}")
     REGISTRY[cls.id] = cls

@@ -1,6 +1,5 @@
-"""Recipes, catalog entries and platform profiles.
+"""Recipes, catalog entries and platform profiles as pydantic schemas, and their validation.
 
-The pydantic schemas (recipe, catalog, platform) are the source of truth: JSON Schemas, docs and
-diagnostics come from them. `plain` holds the frozen plain classes generated from them, which the
-compile path uses so that it never imports pydantic. Nothing is imported here, for the same reason.
+The schemas are the source of truth: the JSON Schemas under schemas/, the docs and the diagnostics
+all come from them, and every document is validated by them.
 """

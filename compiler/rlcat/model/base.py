@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from .axes import NAME_PATTERN
+from rlcat.model.axes import NAME_PATTERN
 
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=100)]
 PositiveInt = Annotated[int, Field(gt=0, le=1_000_000_000)]

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import Name, PositiveInt, Strict
+from rlcat.model.base import Name, PositiveInt, Strict
 
 
 class ModelEntry(Strict):

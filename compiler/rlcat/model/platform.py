@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .axes import Backend, Engine, Mode
-from .base import EnvName, Name, Strict, VerlKey
+from rlcat.model.axes import Backend, Engine, Mode
+from rlcat.model.base import EnvName, Name, Strict, VerlKey
 
 
 class EnvVar(Strict):

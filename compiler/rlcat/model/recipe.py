@@ -10,9 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from . import rules
-from .axes import ENGINES, Algorithm, Backend, Engine, Mode
-from .base import EnvName, Fraction, Name, NonNegativeInt, PositiveInt, Strict, VerlKey
+from rlcat.model.axes import ENGINES, Algorithm, Backend, Engine, Mode
+from rlcat.model.base import EnvName, Fraction, Name, NonNegativeInt, PositiveInt, Strict, VerlKey
 
 
 class Resources(Strict):
@@ -262,7 +261,10 @@ class Recipe(Strict):
 
     @model_validator(mode="after")
     def _critic_matches_algorithm(self) -> Recipe:
-        problem = rules.critic_matches_algorithm(self)
-        if problem:
-            raise ValueError(problem)
+        if self.algorithm == "ppo" and self.critic is None:
+            raise ValueError(
+                "algorithm ppo trains a critic: add a `critic:` section (at least critic.optim.lr)"
+            )
+        if self.algorithm != "ppo" and self.critic is not None:
+            raise ValueError(f"`critic:` is only used by ppo, not {self.algorithm}")
         return self

@@ -1,43 +1,32 @@
-"""Check a plan against the key index of the target verl release and write its override strings."""
+"""Check a plan against the key index of the target verl release: prefixes, types, writable values."""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from dataclasses import dataclass, field
+from typing import Any
 
-from ..diagnostics import Diagnostic, diag, suggestion_hint
-from ..emit.hydra_value import UnrenderableValue, render
-from ..plan import Plan, Setting
-from ..record import Record
-from .index import KeyIndex
+from rlcat.diagnostics import Diagnostic, diag, suggestion_hint
+from rlcat.emit.hydra_value import UnrenderableValue, check_renderable
+from rlcat.pipeline.plan import Plan, Setting
+from rlcat.verl.index import KeyIndex
 
 _NUMBER = (int, float)
 
 
-# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
-class Override(Record):
-    """One checked override: its text and the setting behind it."""
+@dataclass(frozen=True)
+class Override:
+    """One checked override: the key as the target release names it and the setting behind it."""
 
-    __slots__ = __match_args__ = ("text", "prefix", "key", "setting")
-
-    def __init__(self, text: str, prefix: str, key: str, setting: Setting) -> None:
-        self.text: Final = text
-        self.prefix: Final = prefix  # "" for an existing key, "++" for a key inside an open dict
-        self.key: Final = key
-        self.setting: Final = setting
+    prefix: str  # "" for an existing key, "++" for a key inside an open dict
+    key: str
+    setting: Setting
 
 
+@dataclass
 class Checked:
-    __slots__ = ("diagnostics", "dropped", "overrides")
-
-    def __init__(
-        self,
-        overrides: list[Override] | None = None,
-        dropped: list[Setting] | None = None,
-        diagnostics: list[Diagnostic] | None = None,
-    ) -> None:
-        self.overrides: list[Override] = [] if overrides is None else overrides
-        self.dropped: list[Setting] = [] if dropped is None else dropped
-        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+    overrides: list[Override] = field(default_factory=list)
+    dropped: list[Setting] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 def type_matches(expected: str, value: Any, key: str = "") -> bool:
@@ -65,7 +54,8 @@ def type_matches(expected: str, value: Any, key: str = "") -> bool:
 
 
 def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozenset()) -> Checked:
-    """Choose each key's prefix from the index, check its type, and render it; collect findings."""
+    """Choose each key's prefix from the index, check its type and that Hydra's grammar can write
+    its value; collect findings. The text itself is written by emit."""
     out = Checked()
     for group, option in plan.group_choices.items():
         options = index.groups.get(group, [])
@@ -124,11 +114,11 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                 )
                 continue
         try:
-            text = f"{prefix}{key}={render(setting.value)}"
+            check_renderable(setting.value)
         except UnrenderableValue as exc:
             out.diagnostics.append(diag("RLC405", f"{key}: {exc}", key=key, **_where(setting)))
             continue
-        out.overrides.append(Override(text, prefix, key, setting))
+        out.overrides.append(Override(prefix, key, setting))
     return out
 
 

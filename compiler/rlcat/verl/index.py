@@ -7,13 +7,13 @@ JSON: the compile path must not import Hydra or OmegaConf.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-from ..diagnostics import RlcatError, diag
-from ..paths import schemas_dir
-from ..record import Record
+from rlcat.catalog import schemas_dir
+from rlcat.diagnostics import RlcatError, diag
 
 
 def index_dir(version: str) -> Path:
@@ -27,34 +27,16 @@ def index_file_name(config_name: str, group_overrides: tuple[str, ...] = ()) -> 
     )
 
 
-# Not dataclasses: importing dataclasses (it imports inspect) is a measurable part of a cold compile.
-class KeyIndex(Record):
+@dataclass(frozen=True)
+class KeyIndex:
     """Every leaf key of one composed entry config of one verl release."""
 
-    __slots__ = __match_args__ = (
-        "verl_version",
-        "config_name",
-        "group_overrides",
-        "keys",
-        "open_dicts",
-        "groups",
-    )
-
-    def __init__(  # noqa: PLR0917 - fields may be passed by position
-        self,
-        verl_version: str,
-        config_name: str,
-        group_overrides: tuple[str, ...],
-        keys: dict[str, tuple[Any, str]],
-        open_dicts: frozenset[str],
-        groups: dict[str, list[str]],
-    ) -> None:
-        self.verl_version: Final = verl_version
-        self.config_name: Final = config_name
-        self.group_overrides: Final = group_overrides
-        self.keys: Final = keys  # key → (default as written, type name)
-        self.open_dicts: Final = open_dicts
-        self.groups: Final = groups
+    verl_version: str
+    config_name: str
+    group_overrides: tuple[str, ...]
+    keys: dict[str, tuple[Any, str]]  # key → (default as written, type name)
+    open_dicts: frozenset[str]
+    groups: dict[str, list[str]]
 
     def has(self, key: str) -> bool:
         return key in self.keys

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...diagnostics import Severity
-from ...lower.common import ARF
-from ...plan import same_value
-from ..base import Context, Finding, Guard, register
+from rlcat.diagnostics import Severity
+from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.pipeline.lower.common import ARF
+from rlcat.pipeline.plan import same_value
 
 FULLY_ASYNC = {
     f"{ARF}.hybrid_engine": (False, "trainer and rollout run on separate GPU pools"),

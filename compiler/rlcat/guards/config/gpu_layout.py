@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...diagnostics import Severity
-from ...lower.common import ARF
-from ..base import Context, Finding, Guard, register
+from rlcat.diagnostics import Severity
+from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.pipeline.lower.common import ARF
 
 
 @register

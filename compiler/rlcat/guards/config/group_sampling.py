@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...diagnostics import Severity
-from ..base import Affects, Context, Finding, Guard, register
+from rlcat.diagnostics import Severity
+from rlcat.guards.base import Affects, Context, Finding, Guard, register
 
 KEY = "actor_rollout_ref.rollout.n"
 

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...diagnostics import RlcatError, Severity
-from ...plan import REMOVED
-from ...verl.index import KeyIndex, available_versions, load_index
-from ..base import Context, Finding, Guard, register, version_tuple
+from packaging.version import Version
+
+from rlcat.diagnostics import RlcatError, Severity
+from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.pipeline.plan import REMOVED
+from rlcat.verl.index import KeyIndex, available_versions, load_index
 
 
 @register
@@ -59,7 +61,7 @@ class KeyMissingInRelease(Guard):
             if not holders:
                 continue  # unknown everywhere: the key check reports it with a did-you-mean
             where = ", ".join(holders)
-            newer = [v for v in holders if version_tuple(v) > version_tuple(target.verl_version)]
+            newer = [v for v in holders if Version(v) > Version(target.verl_version)]
             change = "does not have it yet" if newer and len(newer) == len(holders) else "dropped it"
             if setting.optional:
                 yield Finding(

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...diagnostics import Severity
-from ..base import Affects, Context, Finding, Guard, register, version_tuple
+from packaging.version import Version
 
-MIN_VLLM = (0, 18)
+from rlcat.diagnostics import Severity
+from rlcat.guards.base import Affects, Context, Finding, Guard, leading_version, register
+
+MIN_VLLM = Version("0.18")
 
 
 @register
@@ -45,8 +47,8 @@ class VllmTooOldForVerl(Guard):
         version = software.get("vllm")
         if version is None:
             return
-        have = version_tuple(version)
-        if have and have < MIN_VLLM:
+        have = leading_version(version)
+        if have is not None and have < MIN_VLLM:
             yield Finding(
                 f"platform {ctx.profile.name} runs vLLM {version}; verl {ctx.profile.verl_index} "
                 "needs vLLM 0.18 or newer",

@@ -1,0 +1,86 @@
+"""`rlcat compile`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rlcat.cli.app import app
+from rlcat.cli.common import (
+    CatalogOpt,
+    EngineName,
+    ModeName,
+    PlanFormat,
+    catalog_for,
+    print_diagnostics,
+    write_output,
+)
+from rlcat.diagnostics import Diagnostic, RlcatError, Severity
+from rlcat.emit.explain import annotated_overrides, origins_data
+from rlcat.emit.formats import FORMATS, json_text, plan_data
+from rlcat.pipeline.assemble import Request, compile_request
+
+
+@app.command(
+    "compile",
+    epilog="""Examples:
+
+  rlcat compile geo3k_megatron_4_4 --platform rocm
+
+  rlcat compile dapo_math_fsdp2_4_4 --platform cuda --engine sglang --format shell -o launch.sh
+
+  rlcat compile my_recipes/run.yaml --platform rocm --set batch.mini_batch_size=64 --format json
+""",
+)
+def compile_cmd(
+    recipe: Annotated[str, typer.Argument(help="Recipe name from the catalog, or a path to a recipe file.")],
+    platform: Annotated[
+        str, typer.Option("--platform", "-p", help="Platform profile: cuda, rocm, ...")
+    ] = "cuda",
+    engine: Annotated[
+        EngineName | None, typer.Option(help="Rollout engine, if the recipe allows it.")
+    ] = None,
+    mode: Annotated[ModeName | None, typer.Option(help="Runtime mode, if the recipe allows it.")] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Change a recipe field: section.field=value (repeatable)."),
+    ] = None,
+    override: Annotated[
+        list[str] | None,
+        typer.Option(help="Set a verl key: verl.key=value (repeatable; checked against the key index)."),
+    ] = None,
+    fmt: Annotated[PlanFormat, typer.Option("--format", "-f", help="Output format.")] = "overrides",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", readable=False, help="Write to this file instead of stdout."),
+    ] = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Annotate every override and env var with its origin.")
+    ] = False,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Compile a recipe into the entrypoint, config, overrides and env that launch it on verl."""
+    if explain and fmt not in ("overrides", "json"):
+        raise RlcatError(
+            [
+                Diagnostic(
+                    "RLC105",
+                    "--explain works with --format overrides or json; a shell "
+                    "script or YAML file has no room for annotations",
+                )
+            ]
+        )
+    compiled = compile_request(
+        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])),
+        catalog_for(catalog),
+    )
+    print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
+    if not explain:
+        text = FORMATS[fmt](compiled)
+    elif fmt == "overrides":
+        text = annotated_overrides(compiled)
+    else:
+        text = json_text({**plan_data(compiled), "origins": origins_data(compiled)})
+    write_output(text, output)

@@ -1,0 +1,35 @@
+"""`rlcat matrix`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from rlcat.cli.app import app
+from rlcat.cli.common import CatalogOpt, TableFormat, catalog_for, write_output
+from rlcat.emit.tables import render_matrix
+from rlcat.pipeline.survey import matrix
+
+
+@app.command(
+    "matrix",
+    epilog="""Examples:
+
+  rlcat matrix geo3k_megatron_4_4
+
+  rlcat matrix dapo_math_fsdp2_4_4 --platform rocm --format json
+""",
+)
+def matrix_cmd(
+    recipe: Annotated[str, typer.Argument(help="Recipe name or path.")],
+    platform: Annotated[
+        list[str] | None, typer.Option("--platform", "-p", help="Only these platforms (repeatable).")
+    ] = None,
+    fmt: Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    catalog: CatalogOpt = None,
+) -> None:
+    """Compile every mode × engine × backend cell the recipe allows on every platform: whether it
+    compiles, the guards that fire, and the platform's support status."""
+    cells = matrix(recipe, catalog_for(catalog), list(platform or []) or None)
+    write_output(render_matrix(cells, fmt))

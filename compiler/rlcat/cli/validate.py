@@ -1,0 +1,59 @@
+"""`rlcat validate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rlcat.catalog import builtin_root
+from rlcat.cli.app import app
+from rlcat.cli.common import CatalogOpt, ReportFormat, catalog_for, write_output
+from rlcat.diagnostics import ExitCode, Severity
+from rlcat.emit.reporters import REPORTERS
+from rlcat.pipeline.validate_files import UNREADABLE, roots_for, validate_paths
+
+
+@app.command(
+    "validate",
+    epilog="""Examples:
+
+  rlcat validate
+
+  rlcat validate my_recipes/run.yaml --format github
+
+  rlcat validate my_recipes/run.yaml --platform rocm --strict
+""",
+)
+def validate_cmd(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Files or folders (recursive). Default: the catalog.")
+    ] = None,
+    platform: Annotated[
+        list[str] | None,
+        typer.Option("--platform", "-p", help="Check recipes on these platforms only (repeatable)."),
+    ] = None,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = "text",
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the check too.")] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+    ] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Check recipe and catalog files: YAML, schema, references, compile on every target platform,
+    guards and verl keys. Exit 0 clean (warnings allowed unless --strict), 1 findings, 2 usage."""
+    targets = list(paths or [])
+    if not targets:
+        root = builtin_root()
+        targets = [root / "recipes", root / "catalog"]
+    cat = catalog_for([*(catalog or []), *roots_for(targets)])
+    for name in platform or []:
+        cat.find("platform", name, key="--platform")  # an unknown platform is a usage error
+    report = validate_paths(targets, cat, list(platform or []) or None)
+    write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
+    if any(d.code in UNREADABLE and d.severity >= Severity.ERROR for d in report.diagnostics):
+        raise typer.Exit(int(ExitCode.INPUT))
+    failing = Severity.WARNING if strict else Severity.ERROR
+    if any(d.severity >= failing for d in report.diagnostics):
+        raise typer.Exit(int(ExitCode.FINDINGS))

@@ -1,0 +1,251 @@
+"""The compile pipeline: load → resolve → lower → platform → check, as pure steps over typed values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlcat.catalog import Catalog
+from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
+from rlcat.guards import Context, run_guards
+from rlcat.model.axes import BACKENDS, ENGINES, MODES
+from rlcat.model.platform import PlatformProfile
+from rlcat.model.recipe import Recipe
+from rlcat.pipeline.lower import Lowered, Target, lower
+from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting, same_value
+from rlcat.pipeline.platform import platform_env, platform_tweaks, profile_names
+from rlcat.pipeline.resolve import (
+    Resolved,
+    Source,
+    command_line_sets,
+    load_platform,
+    load_recipe_source,
+    merge_layer,
+    parse_assignment,
+    platform_block,
+    resolve,
+    validate_recipe,
+)
+from rlcat.verl import index as verl_index
+from rlcat.verl.check import Override, check
+
+
+@dataclass
+class Request:
+    """What the user asked for: a recipe, a platform, and command-line choices."""
+
+    recipe: str
+    platform: str = "cuda"
+    engine: str | None = None
+    mode: str | None = None
+    backend: str | None = None
+    sets: list[str] = field(default_factory=list)
+    overrides: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Compiled:
+    """A checked launch plan, ready to emit."""
+
+    plan: Plan
+    recipe: Recipe
+    profile: PlatformProfile
+    overrides: list[Override]
+    env: list[Setting]
+    diagnostics: list[Diagnostic]
+    dropped: list[Setting]
+    guards_fired: list[str] = field(default_factory=list)
+
+    @property
+    def env_vars(self) -> dict[str, str]:
+        return {s.key: str(s.value) for s in self.env}
+
+
+def compile_request(req: Request, catalog: Catalog | None = None, source: Source | None = None) -> Compiled:
+    """Compile a recipe for a platform; raises RlcatError when it cannot be compiled.
+
+    `source`, when given, is the recipe already loaded (validate compiles one file on several
+    platforms and loads it once)."""
+    catalog = catalog or Catalog.default()
+    source = source or load_recipe_source(req.recipe, catalog)
+    profile, profile_origin = load_platform(req.platform, catalog)
+    source = _choose_axes(source, req)
+    target = Target(profile, verl_index.groups(profile.verl_index))
+
+    # One lowering pass per layer that changes recipe fields; _assemble keeps what each pass changed.
+    resolved = resolve(source, catalog)
+    layers: list[tuple[Layer, Lowered]] = [(Layer.RECIPE, lower(resolved, target))]
+    with_block = platform_block(source, profile_names(profile))
+    if with_block is not source:
+        resolved = resolve(with_block, catalog)
+        layers.append((Layer.PLATFORM_BLOCK, lower(resolved, target)))
+    if req.sets:
+        resolved = resolve(command_line_sets(with_block, req.sets), catalog)
+        layers.append((Layer.COMMAND_LINE, lower(resolved, target)))
+    last = layers[-1][1]
+    problems = [d for _, lowered in layers for d in lowered.diagnostics]
+    if has_errors(problems):
+        raise RlcatError(_unique(problems), ExitCode.INPUT)
+
+    recipe = resolved.recipe
+    plan = Plan(
+        recipe.name,
+        profile.name,
+        last.entrypoint,
+        last.config_name,
+        profile.verl_version,
+        profile.verl_index,
+        dict(last.group_choices),
+    )
+    _assemble(plan, layers, profile, profile_origin, recipe)
+    for text in req.overrides:
+        plan.put(_command_line_override(text))
+
+    group = tuple(f"{g}={o}" for g, o in plan.group_choices.items())
+    index = verl_index.load_index(profile.verl_index, plan.config_name, group)
+    recipe_file = resolved.source.files[-1] if resolved.source.files else None
+    problems += _support_status(profile, recipe, recipe_file)
+
+    guarded = run_guards(Context(recipe, resolved.model, profile, plan, index), recipe.allow, recipe_file)
+    checked = check(plan, index, skip=guarded.keys)
+    diagnostics = _unique(problems + guarded.diagnostics + checked.diagnostics)
+    if has_errors(diagnostics):
+        # guard findings are findings about a readable recipe (exit 1); the rest is bad input (exit 2)
+        guard_codes = set(guarded.fired) | {d.code for d in guarded.diagnostics}
+        only_guards = all(d.code in guard_codes for d in diagnostics if d.severity >= Severity.ERROR)
+        raise RlcatError(diagnostics, ExitCode.FINDINGS if only_guards else ExitCode.INPUT)
+    removed_by_guards = [
+        h.entries[-2]
+        for h in plan.overrides.values()
+        if h.removed and h.final.origin.layer == Layer.GUARD and len(h.entries) > 1
+    ]
+    return Compiled(
+        plan,
+        recipe,
+        profile,
+        checked.overrides,
+        plan.active_env(),
+        diagnostics,
+        removed_by_guards + checked.dropped,
+        guarded.fired,
+    )
+
+
+def _support_status(profile: PlatformProfile, recipe: Recipe, file: str | None) -> list[Diagnostic]:
+    """The profile's word on this mode × engine × backend cell, when it is not plain 'supported'."""
+    for cell in profile.support:
+        if (cell.mode, cell.engine, cell.backend) != (recipe.mode, recipe.engine, recipe.backend):
+            continue
+        cell_name = f"{recipe.mode} × {recipe.engine} × {recipe.backend}"
+        why = f": {cell.note}" if cell.note else ""
+        if cell.status == "known-broken":
+            return [
+                diag(
+                    "RLC303",
+                    f"platform {profile.name} marks {cell_name} known-broken{why}",
+                    file=file,
+                    hint=f"source: {cell.source}" if cell.source else None,
+                )
+            ]
+        if cell.status == "untested":
+            return [diag("RLC304", f"platform {profile.name} has not validated {cell_name}{why}", file=file)]
+    return []
+
+
+def _choose_axes(source: Source, req: Request) -> Source:
+    """Apply --engine/--mode/--backend, which must be among the recipe's variants."""
+    chosen = {"engine": req.engine, "mode": req.mode, "backend": req.backend}
+    if not any(chosen.values()):
+        return source
+    recipe = validate_recipe(source)
+    patch: dict[str, Any] = {}
+    origins: dict[tuple[str | int, ...], Origin] = {}
+    for axis_name, value in chosen.items():
+        if value is None:
+            continue
+        choices = {"engine": ENGINES, "mode": MODES, "backend": BACKENDS}[axis_name]
+        if value not in choices:
+            raise RlcatError(
+                [diag("RLC103", f"--{axis_name} must be one of {', '.join(choices)}; got '{value}'")]
+            )
+        allowed = {getattr(recipe, axis_name), *getattr(recipe.variants, axis_name)}
+        if value not in allowed:
+            f, line, col = source.locate(("variants", axis_name))
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC205",
+                        f"recipe {recipe.name} does not allow {axis_name} '{value}' "
+                        f"(allowed: {', '.join(sorted(allowed))})",
+                        file=f,
+                        line=line,
+                        col=col,
+                        key=f"variants.{axis_name}",
+                        hint=f"add it to variants.{axis_name} if the recipe supports it",
+                    )
+                ]
+            )
+        patch[axis_name] = value
+        origins[(axis_name,)] = Origin(Layer.COMMAND_LINE, f"--{axis_name} {value}")
+    return merge_layer(source, patch, origins)
+
+
+def _assemble(
+    plan: Plan,
+    layers: list[tuple[Layer, Lowered]],
+    profile: PlatformProfile,
+    profile_origin: Origin,
+    recipe: Recipe,
+) -> None:
+    """Merge the lowering passes and the profile into one history per key, in layer order.
+
+    The recipe pass sets everything; the platform profile comes next; a later pass (platform block,
+    --set) only contributes the keys whose value it changed, so it never undoes a profile tweak it
+    did not touch.
+    """
+    (_, first), rest = layers[0], layers[1:]
+    for table, env in ((first.settings, False), (first.env, True)):
+        for history in table.values():
+            for s in history if len(history) == 1 else sorted(history, key=lambda s: s.origin.layer):
+                plan.put(s, env=env)
+    for s in platform_env(profile, profile_origin):
+        plan.put(s, env=True)
+    for s, is_env in platform_tweaks(profile, recipe, profile_origin):
+        plan.put(s, env=is_env)
+    previous = first
+    for layer, lowered in rest:
+        for table, env in ((lowered.settings, False), (lowered.env, True)):
+            before = previous.env if env else previous.settings
+            for key, history in table.items():
+                new = history[-1]
+                old = before.get(key)
+                if old is None or not same_value(old[-1].value, new.value):
+                    plan.put(
+                        Setting(key, new.value, _as_layer(new.origin, layer), new.optional, new.alternatives),
+                        env=env,
+                    )
+            for key in before:
+                if key not in table:
+                    plan.put(Setting(key, REMOVED, Origin(layer, f"removed by the {layer} layer")), env=env)
+        previous = lowered
+
+
+def _as_layer(origin: Origin, layer: Layer) -> Origin:
+    if origin.layer >= layer:
+        return origin
+    return Origin(layer, origin.label, origin.file, origin.line, origin.col, origin.reason)
+
+
+def _command_line_override(text: str) -> Setting:
+    key, value = parse_assignment(text, "--override", "verl.key", "trainer.save_freq=50")
+    return Setting(key.lstrip("+"), value, Origin(Layer.COMMAND_LINE, f"--override {text}"))
+
+
+def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    seen: dict[tuple[Any, ...], Diagnostic] = {}
+    for d in diagnostics:
+        seen.setdefault((d.code, d.message, d.file, d.line, d.key), d)
+    return list(seen.values())
+
+
+__all__ = ["Compiled", "Request", "Resolved", "compile_request"]

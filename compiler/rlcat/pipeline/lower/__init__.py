@@ -1,0 +1,46 @@
+"""Recipe → settings, one module per axis (mode, algorithm, backend, engine) plus the shared parts."""
+
+from __future__ import annotations
+
+from rlcat.pipeline.lower.algorithm import lower_algorithm
+from rlcat.pipeline.lower.backend import lower_backend
+from rlcat.pipeline.lower.common import (
+    lower_actor_optim,
+    lower_batch,
+    lower_data,
+    lower_escape_hatches,
+    lower_model,
+    lower_rollout,
+    lower_trainer,
+)
+from rlcat.pipeline.lower.context import Lowered, Lowering, Target
+from rlcat.pipeline.lower.engine import lower_engine
+from rlcat.pipeline.lower.mode import lower_mode
+from rlcat.pipeline.resolve import Resolved
+
+# The order here is the order overrides are printed in: data, algorithm, model and actor, rollout,
+# critic, layout and mode, trainer, then the recipe's own escape hatches.
+STEPS = (
+    lower_data,
+    lower_model,
+    lower_batch,
+    lower_actor_optim,
+    lower_algorithm,
+    lower_backend,
+    lower_engine,
+    lower_rollout,
+    lower_mode,
+    lower_trainer,
+    lower_escape_hatches,
+)
+
+
+def lower(resolved: Resolved, target: Target) -> Lowered:
+    """Lower a resolved recipe to ordered settings, env and entry decisions for one target."""
+    lo = Lowering(resolved, target)
+    for step in STEPS:
+        step(lo)
+    return lo.out
+
+
+__all__ = ["Lowered", "Target", "lower"]

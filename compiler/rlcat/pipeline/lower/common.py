@@ -1,0 +1,153 @@
+"""Settings every recipe has, whatever its axes: data, model, batch, rollout sampling, trainer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlcat.pipeline.lower.context import Lowering
+
+ARF = "actor_rollout_ref"
+
+
+def _files(files: list[str]) -> str | list[str]:
+    paths = [_home(f) for f in files]
+    return paths[0] if len(paths) == 1 else paths
+
+
+def _home(path: str) -> str:
+    """`~/x` → `${oc.env:HOME}/x`: verl opens data files as given and never expands `~`, while
+    OmegaConf resolves the interpolation to the launching user's home when verl resolves its config."""
+    return "${oc.env:HOME}" + path[1:] if path == "~" or path.startswith("~/") else path
+
+
+def flatten(prefix: str, mapping: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Nested mapping → dotted (key, value) pairs, in the mapping's order."""
+    out: list[tuple[str, Any]] = []
+    for key, value in mapping.items():
+        dotted = f"{prefix}.{key}"
+        if isinstance(value, dict) and value:
+            out += flatten(dotted, value)
+        else:
+            out.append((dotted, value))
+    return out
+
+
+def lower_data(lo: Lowering) -> None:
+    ds, origin = lo.resolved.dataset, lo.resolved.dataset_origin
+    batch = lo.recipe.batch
+    lo.set("data.train_files", _files(ds.train_files), origin=origin)
+    lo.set("data.val_files", _files(ds.val_files), origin=origin)
+    lo.set("data.prompt_key", ds.prompt_key, origin=origin)
+    lo.set("data.max_prompt_length", batch.max_prompt_length, "batch.max_prompt_length")
+    lo.set("data.max_response_length", batch.max_response_length, "batch.max_response_length")
+    lo.set("data.truncation", ds.truncation, origin=origin)
+    if ds.filter_overlong_prompts:
+        lo.set("data.filter_overlong_prompts", True, origin=origin)
+    if ds.image_key is not None:
+        lo.set("data.image_key", ds.image_key, origin=origin)
+    if ds.return_raw_chat is not None:
+        lo.set("data.return_raw_chat", ds.return_raw_chat, origin=origin)
+
+
+def lower_model(lo: Lowering) -> None:
+    actor, model = lo.recipe.actor, lo.resolved.model
+    if actor.model_path is not None:
+        lo.set(f"{ARF}.model.path", actor.model_path, "actor.model_path")
+    else:
+        lo.set(f"{ARF}.model.path", model.hf_id, origin=lo.resolved.model_origin)
+    lo.set_if(f"{ARF}.model.use_remove_padding", actor.use_remove_padding, "actor.use_remove_padding")
+    lo.set_if(
+        f"{ARF}.model.enable_gradient_checkpointing",
+        actor.gradient_checkpointing,
+        "actor.gradient_checkpointing",
+    )
+    if actor.trust_remote_code is not None:
+        lo.set(f"{ARF}.model.trust_remote_code", actor.trust_remote_code, "actor.trust_remote_code")
+    elif model.trust_remote_code:
+        lo.set(f"{ARF}.model.trust_remote_code", True, origin=lo.resolved.model_origin)
+    for key, value in flatten(f"{ARF}.model.override_config", actor.model_override_config):
+        lo.set(key, value, "actor.model_override_config." + key.split("override_config.", 1)[1])
+
+
+def lower_batch(lo: Lowering) -> None:
+    b = lo.recipe.batch
+    lo.set(f"{ARF}.rollout.n", b.responses_per_prompt, "batch.responses_per_prompt")
+    lo.set(f"{ARF}.actor.ppo_mini_batch_size", b.mini_batch_size, "batch.mini_batch_size")
+    lo.set_if(
+        f"{ARF}.actor.ppo_micro_batch_size_per_gpu",
+        b.micro_batch_size_per_gpu,
+        "batch.micro_batch_size_per_gpu",
+    )
+    lo.set(f"{ARF}.actor.use_dynamic_bsz", b.dynamic_batch_size, "batch.dynamic_batch_size")
+    lo.set_if(
+        f"{ARF}.actor.ppo_max_token_len_per_gpu", b.max_token_len_per_gpu, "batch.max_token_len_per_gpu"
+    )
+    for role in ("ref", "rollout"):
+        lo.set_if(
+            f"{ARF}.{role}.log_prob_micro_batch_size_per_gpu",
+            b.log_prob_micro_batch_size_per_gpu,
+            "batch.log_prob_micro_batch_size_per_gpu",
+        )
+        lo.set(f"{ARF}.{role}.log_prob_use_dynamic_bsz", b.dynamic_batch_size, "batch.dynamic_batch_size")
+        lo.set_if(
+            f"{ARF}.{role}.log_prob_max_token_len_per_gpu",
+            b.log_prob_max_token_len_per_gpu,
+            "batch.log_prob_max_token_len_per_gpu",
+        )
+
+
+def lower_actor_optim(lo: Lowering) -> None:
+    optim = lo.recipe.actor.optim
+    lo.set(f"{ARF}.actor.optim.lr", optim.lr, "actor.optim.lr")
+    lo.set_if(f"{ARF}.actor.optim.lr_warmup_steps", optim.lr_warmup_steps, "actor.optim.lr_warmup_steps")
+    lo.set_if(f"{ARF}.actor.optim.lr_decay_steps", optim.lr_decay_steps, "actor.optim.lr_decay_steps")
+    lo.set_if(f"{ARF}.actor.optim.weight_decay", optim.weight_decay, "actor.optim.weight_decay")
+
+
+def lower_rollout(lo: Lowering) -> None:
+    r, p = lo.recipe.rollout, lo.recipe.parallelism.rollout
+    pre = f"{ARF}.rollout"
+    lo.set_if(f"{pre}.tensor_model_parallel_size", p.tp, "parallelism.rollout.tp")
+    lo.set_if(f"{pre}.data_parallel_size", p.dp, "parallelism.rollout.dp")
+    lo.set_if(f"{pre}.expert_parallel_size", p.ep, "parallelism.rollout.ep")
+    for name in (
+        "gpu_memory_utilization",
+        "max_model_len",
+        "max_num_batched_tokens",
+        "enable_chunked_prefill",
+        "temperature",
+        "top_p",
+        "top_k",
+        "dtype",
+        "cudagraph_capture_sizes",
+        "enforce_eager",
+    ):
+        lo.set_if(f"{pre}.{name}", getattr(r, name), f"rollout.{name}")
+    for name in ("temperature", "top_p", "top_k", "do_sample", "n"):
+        lo.set_if(f"{pre}.val_kwargs.{name}", getattr(r.val, name), f"rollout.val.{name}")
+
+
+def lower_trainer(lo: Lowering) -> None:
+    t = lo.recipe.trainer
+    lo.set("trainer.logger", list(t.logger), "trainer.logger")
+    lo.set("trainer.project_name", t.project, "trainer.project")
+    if t.experiment is not None:
+        lo.set("trainer.experiment_name", t.experiment, "trainer.experiment")
+    else:
+        lo.set("trainer.experiment_name", lo.recipe.name, "name")
+    lo.set_if("trainer.total_epochs", t.epochs, "trainer.epochs")
+    lo.set_if("trainer.total_training_steps", t.total_training_steps, "trainer.total_training_steps")
+    lo.set_if("trainer.test_freq", t.test_freq, "trainer.test_freq")
+    lo.set_if("trainer.save_freq", t.save_freq, "trainer.save_freq")
+    lo.set_if("trainer.val_before_train", t.val_before_train, "trainer.val_before_train")
+    lo.set_if("trainer.resume_mode", t.resume_mode, "trainer.resume_mode")
+    lo.set_if("trainer.log_val_generations", t.log_val_generations, "trainer.log_val_generations")
+    lo.set_if("trainer.balance_batch", t.balance_batch, "trainer.balance_batch")
+
+
+def lower_escape_hatches(lo: Lowering) -> None:
+    """The recipe's own `overrides:` and `env:`: verl keys and variables the schema does not model."""
+    for key, value in lo.recipe.overrides.items():
+        lo.set(key, value, origin=lo.resolved.source.origin(("overrides", key)) or lo.origin("overrides"))
+    for name, value in lo.recipe.env.items():
+        lo.env(name, value, origin=lo.origin(f"env.{name}"))

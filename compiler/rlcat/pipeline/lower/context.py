@@ -1,0 +1,106 @@
+"""The lowering context: what every axis module uses to emit settings with their origins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from rlcat.diagnostics import Diagnostic, diag
+from rlcat.model.platform import PlatformProfile
+from rlcat.pipeline.plan import Layer, Origin, Setting
+from rlcat.pipeline.resolve import Resolved
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the lowering needs to know about the platform: its profile and verl's config groups."""
+
+    profile: PlatformProfile
+    # config-group options of the target verl release, e.g. {"model_engine": ["dp", "megatron", ...]}
+    groups: dict[str, list[str]]
+
+
+@dataclass
+class Lowered:
+    """Lowering output: entry decisions plus ordered settings and env."""
+
+    entrypoint: str = ""
+    config_name: str = ""
+    group_choices: dict[str, str] = field(default_factory=dict)
+    # every value each key took during the pass, in the order they were set
+    settings: dict[str, list[Setting]] = field(default_factory=dict)
+    env: dict[str, list[Setting]] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@cache
+def _path(field_path: str) -> tuple[str, ...]:
+    return tuple(field_path.split("."))
+
+
+class Lowering:
+    """Collects the settings of one lowering pass over a resolved recipe."""
+
+    def __init__(self, resolved: Resolved, target: Target):
+        self.resolved = resolved
+        self.recipe = resolved.recipe
+        self.target = target
+        self.out = Lowered()
+
+    def origin(self, field_path: str | None, fallback: Origin | None = None) -> Origin:
+        if field_path is None:
+            assert fallback is not None
+            return fallback
+        found = self.resolved.source.origin(_path(field_path))
+        if found is not None:
+            return found
+        return fallback or self.resolved.origin(field_path)
+
+    def set(
+        self,
+        key: str,
+        value: Any,
+        field: str | None = None,
+        *,
+        origin: Origin | None = None,
+        optional: bool = False,
+        alternatives: tuple[str, ...] = (),
+    ) -> None:
+        """Emit `key=value`; `field` names the recipe field it comes from (for provenance).
+
+        `alternatives` are the key's names in other verl releases: the check stage keeps the one the
+        target release has. `optional` keys are left out, with a note, where the release lacks them.
+        """
+        if value is None:
+            return
+        where = self.origin(field, origin)
+        self.out.settings.setdefault(key, []).append(
+            Setting(key, value, where, optional=optional, alternatives=alternatives)
+        )
+
+    def set_if(self, key: str, value: Any, field: str, **kw: Any) -> None:
+        """Emit only when the recipe gave a value (None keeps verl's default)."""
+        if value is not None:
+            self.set(key, value, field, **kw)
+
+    def current(self, key: str) -> Setting:
+        """The value a key holds so far in this pass."""
+        return self.out.settings[key][-1]
+
+    def env(self, name: str, value: str, *, origin: Origin) -> None:
+        self.out.env.setdefault(name, []).append(Setting(name, value, origin))
+
+    def error(self, code: str, message: str, field_path: str, hint: str | None = None) -> None:
+        f, line, col = self.resolved.source.locate(tuple(field_path.split(".")))
+        self.out.diagnostics.append(
+            diag(code, message, file=f, line=line, col=col, key=field_path, hint=hint)
+        )
+
+
+def invariant(mode: str, why: str) -> Origin:
+    return Origin(Layer.MODE, f"{mode} mode invariant", reason=why)
+
+
+def axis(name: str, value: str, why: str) -> Origin:
+    return Origin(Layer.RECIPE, f"{name} {value}", reason=why)

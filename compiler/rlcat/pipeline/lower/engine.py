@@ -1,0 +1,21 @@
+"""Engine axis: the rollout engine's name, its kwargs and its environment."""
+
+from __future__ import annotations
+
+from rlcat.pipeline.lower.common import ARF, flatten
+from rlcat.pipeline.lower.context import Lowering
+from rlcat.pipeline.plan import Layer, Origin
+
+
+def lower_engine(lo: Lowering) -> None:
+    engine = lo.recipe.engine
+    lo.set(f"{ARF}.rollout.name", engine, "engine")
+    kwargs = lo.recipe.rollout.engine_kwargs.get(engine, {})
+    for key, value in flatten(f"{ARF}.rollout.engine_kwargs.{engine}", kwargs):
+        lo.set(key, value, f"rollout.engine_kwargs.{engine}." + key.split(f"engine_kwargs.{engine}.", 1)[1])
+    if engine == "vllm":
+        lo.env(
+            "VLLM_USE_V1",
+            "1",
+            origin=Origin(Layer.RECIPE, "engine vllm", reason="verl drives vLLM's V1 engine"),
+        )

@@ -1,0 +1,416 @@
+"""Resolve a recipe: follow `extends`, merge layers (platform block, --set), look up catalog entries.
+
+Values keep their origin through every merge, so a value inherited from a parent recipe points at
+the parent file and a value from a platform block points at that block.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel
+
+from rlcat.catalog import Catalog, Kind, display_path
+from rlcat.diagnostics import RlcatError, diag, suggestion_hint
+from rlcat.model.axes import NAME_PATTERN
+from rlcat.model.catalog import DatasetEntry, ModelEntry
+from rlcat.model.platform import PlatformProfile
+from rlcat.model.recipe import Recipe
+from rlcat.model.validate import validate
+from rlcat.pipeline.load import Document, Path_, load_yaml, parse_value
+from rlcat.pipeline.plan import Layer, Origin
+
+M = TypeVar("M", bound=BaseModel)
+
+# Fields a platform block or --set may change; the identity of a recipe (its axes, model and
+# dataset) is fixed by the recipe itself and chosen on the command line with --engine/--mode.
+LAYER_FIELDS = (
+    "resources",
+    "parallelism",
+    "batch",
+    "rollout",
+    "actor",
+    "algo",
+    "critic",
+    "async",
+    "trainer",
+    "env",
+    "overrides",
+)
+
+
+@dataclass
+class Source:
+    """Recipe data merged from its files and layers, and the origin of every value in it."""
+
+    data: dict[str, Any]
+    origins: dict[Path_, Origin]
+    files: list[str] = field(default_factory=list)
+
+    def origin(self, path: Path_) -> Origin | None:
+        return self.origins.get(path)
+
+    def locate(self, path: tuple[str | int, ...]) -> tuple[str | None, int | None, int | None]:
+        """File position of a value, or of its nearest ancestor (missing fields point at their parent)."""
+        while True:
+            origin = self.origins.get(path)
+            if origin is not None:  # a command-line value has no file: never blame an enclosing one
+                return origin.file, origin.line, origin.col
+            if not path:
+                return (self.files[-1] if self.files else None), None, None
+            path = path[:-1]
+
+
+_origins_memo: dict[tuple[int, Layer], tuple[Document, dict[Path_, Origin]]] = {}
+
+
+def _origins_from(doc: Document, layer: Layer) -> dict[Path_, Origin]:
+    """The origin of every value of a parsed file (memoised per document: parents are shared)."""
+    memo = _origins_memo.get((id(doc), layer))
+    if memo is None or memo[0] is not doc:
+        origins = {
+            path: Origin(layer, f"{doc.file}:{line}", doc.file, line, col)
+            for path, (line, col) in doc.positions.items()
+        }
+        memo = _origins_memo[(id(doc), layer)] = (doc, origins)
+    return dict(memo[1])
+
+
+def _merge(
+    base: Any, patch: Any, origins: dict[Path_, Origin], patch_origins: dict[Path_, Origin], path: Path_
+) -> Any:
+    """Deep-merge mappings; a scalar or list in the patch replaces the base value with its origins."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            child = (*path, key)
+            if key in merged:
+                merged[key] = _merge(merged[key], value, origins, patch_origins, child)
+            else:
+                merged[key] = value
+                _take_origins(origins, patch_origins, child)
+            if child in patch_origins:
+                origins[child] = patch_origins[child]
+        return merged
+    _take_origins(origins, patch_origins, path)
+    return patch
+
+
+def _take_origins(origins: dict[Path_, Origin], patch_origins: dict[Path_, Origin], path: Path_) -> None:
+    n = len(path)
+    for stale in [p for p in origins if p[:n] == path and len(p) > n]:
+        del origins[stale]
+    for p, o in patch_origins.items():
+        if p[:n] == path:
+            origins[p] = o
+
+
+def merge_layer(source: Source, patch: dict[str, Any], patch_origins: dict[Path_, Origin]) -> Source:
+    """A new Source with `patch` merged over `source`."""
+    origins = dict(source.origins)
+    data = _merge(source.data, patch, origins, patch_origins, ())
+    return Source(data, origins, list(source.files))
+
+
+def is_path_ref(ref: str) -> bool:
+    return ref.endswith((".yaml", ".yml")) or "/" in ref or "\\" in ref
+
+
+def load_recipe_source(ref: str, catalog: Catalog) -> Source:
+    """Load a recipe by name or path, following `extends` through the catalog."""
+    path = Path(ref) if is_path_ref(ref) else catalog.find("recipe", ref)
+    return _load_chain(path, catalog, [])
+
+
+def _load_chain(path: Path, catalog: Catalog, chain: list[str]) -> Source:
+    doc = load_yaml(path, display_path(path))
+    origins = _origins_from(doc, Layer.RECIPE)
+    name = doc.data.get("name")
+    if isinstance(name, str):
+        check_name(doc, path, "recipe", name)
+    parent = doc.data.get("extends")
+    if parent is None:
+        return Source(doc.data, origins, [doc.file])
+    line, col = doc.positions.get(("extends",), (None, None))
+    if not isinstance(parent, str):
+        raise RlcatError(
+            [
+                diag(
+                    "RLC102",
+                    "`extends` takes the name of another recipe",
+                    file=doc.file,
+                    line=line,
+                    col=col,
+                    key="extends",
+                )
+            ]
+        )
+    me = doc.data.get("name") if isinstance(doc.data.get("name"), str) else path.stem
+    seen = [*chain, str(me)]
+    if parent in seen:
+        loop = " → ".join([*seen, parent])
+        raise RlcatError(
+            [
+                diag(
+                    "RLC203",
+                    f"extends cycle: {loop}",
+                    file=doc.file,
+                    line=line,
+                    col=col,
+                    key="extends",
+                    hint="a recipe cannot extend itself or one that extends it",
+                )
+            ]
+        )
+    if not re.fullmatch(NAME_PATTERN.strip("^$"), parent) or len(parent) > 100:
+        # never a path: extends can only reach recipes in the catalog roots, by name
+        raise RlcatError(
+            [
+                diag(
+                    "RLC103",
+                    f"'{parent}' is not a recipe name",
+                    file=doc.file,
+                    line=line,
+                    col=col,
+                    key="extends",
+                    hint="extends takes the name of a catalog recipe, not a file path",
+                )
+            ]
+        )
+    parent_path = catalog.find("recipe", parent, file=doc.file, line=line, key="extends")
+    base = _load_chain(parent_path, catalog, seen)
+    child = {k: v for k, v in doc.data.items() if k != "extends"}
+    merged = merge_layer(base, child, origins)
+    merged.data["extends"] = parent
+    merged.origins[("extends",)] = origins[("extends",)]
+    if () in origins:
+        merged.origins[()] = origins[()]  # findings about the whole recipe point at the child
+    merged.files.append(doc.file)
+    if "name" not in doc.data:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC104",
+                    f"recipe file {path.name} has no name (it would take its parent's)",
+                    file=doc.file,
+                    line=1,
+                    key="name",
+                    hint=f"add `name: {path.stem}`",
+                )
+            ]
+        )
+    return merged
+
+
+def layer_patch(
+    source: Source, patch: dict[str, Any], patch_origins: dict[Path_, Origin], what: str, key_prefix: str = ""
+) -> Source:
+    """Merge a platform block or command-line settings, refusing fields outside LAYER_FIELDS."""
+    for key in patch:
+        _refuse_outside_layer_fields(key, what, key_prefix, patch_origins.get((key,)))
+    return merge_layer(source, patch, patch_origins)
+
+
+def _refuse_outside_layer_fields(
+    key: str, what: str, key_prefix: str = "", origin: Origin | None = None
+) -> None:
+    if key in LAYER_FIELDS:
+        return
+    raise RlcatError(
+        [
+            diag(
+                "RLC101",
+                f"{what} cannot set '{key}'",
+                file=origin.file if origin else None,
+                line=origin.line if origin else None,
+                col=origin.col if origin else None,
+                key=key_prefix + key,
+                hint=suggestion_hint(key, LAYER_FIELDS) or "allowed here: " + ", ".join(LAYER_FIELDS),
+            )
+        ]
+    )
+
+
+def platform_block(source: Source, names: list[str]) -> Source:
+    """Merge the recipe's `platforms:` blocks that match the platform (family first, then its name)."""
+    blocks = source.data.get("platforms")
+    if not isinstance(blocks, dict):
+        return source
+    for name in names:
+        block = blocks.get(name)
+        if not isinstance(block, dict):
+            continue
+        prefix: Path_ = ("platforms", name)
+        patch_origins = {
+            p[2:]: Origin(Layer.PLATFORM_BLOCK, f"recipe platforms.{name} block", o.file, o.line, o.col)
+            for p, o in source.origins.items()
+            if p[:2] == prefix and len(p) > 2
+        }
+        source = layer_patch(
+            source, block, patch_origins, f"the platforms.{name} block", f"platforms.{name}."
+        )
+    return source
+
+
+def command_line_sets(source: Source, assignments: list[str]) -> Source:
+    """Apply `--set section.field=value` (value in YAML syntax) as the command-line layer."""
+    for text in assignments:
+        dotted_key, value = parse_assignment(text, "--set", "section.field", "batch.mini_batch_size=64")
+        parts = tuple(dotted_key.split("."))
+        if not all(parts):
+            raise RlcatError([diag("RLC105", f"--set expects section.field=value, got '{text}'")])
+        _refuse_outside_layer_fields(parts[0], "--set")
+        source = replace_at(source, parts, value, Origin(Layer.COMMAND_LINE, f"--set {text}"))
+    return source
+
+
+def parse_assignment(text: str, flag: str, shape: str, example: str) -> tuple[str, Any]:
+    """`key=value` from the command line; the value is read as recipe files read values (YAML, with
+    1e-6 a number), and kept as text when it is not valid YAML."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    f"{flag} expects {shape}=value, got '{text}'",
+                    hint=f"for example: {flag} {example}",
+                )
+            ]
+        )
+    try:
+        value = parse_value(raw, f"{flag} {text}") if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key, value
+
+
+def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin) -> Source:
+    """Set one field to `value` (a mapping replaces the field whole: --set means set, not merge)."""
+    # copy only the mappings along the path: the rest is shared, and recipe data is never changed in place
+    data = dict(source.data)
+    node = data
+    for part in path[:-1]:
+        child = node.get(part)
+        node[part] = child = dict(child) if isinstance(child, dict) else {}
+        node = child
+    node[path[-1]] = value
+    n = len(path)
+    origins = {p: o for p, o in source.origins.items() if not (p[:n] == path and len(p) > n)}
+    for i in range(1, n + 1):
+        origins[path[:i]] = origins.get(path[:i], origin) if i < n else origin
+    return Source(data, origins, list(source.files))
+
+
+def validate_recipe(source: Source) -> Recipe:
+    return validate(Recipe, source.data, source.locate)
+
+
+def check_name(doc: Document, path: Path, kind: str, name: str) -> None:
+    """Entries are found by file name, so the `name:` inside must be the file's stem."""
+    if name == path.stem:
+        return
+    line, col = doc.positions.get(("name",), (None, None))
+    raise RlcatError(
+        [
+            diag(
+                "RLC103",
+                f"{kind} file {path.name} declares name '{name}'",
+                file=doc.file,
+                line=line,
+                col=col,
+                key="name",
+                hint=f"a {kind}'s name is its file name: use '{path.stem}'",
+            )
+        ]
+    )
+
+
+# Validated catalog entries per parsed file (entries are frozen models, safe to share).
+_entries: dict[tuple[str, int, type[BaseModel]], tuple[Document, BaseModel]] = {}
+
+
+def load_entry(
+    kind: Kind,
+    name: str,
+    model: type[M],
+    catalog: Catalog,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    key: str | None = None,
+) -> tuple[M, Origin]:
+    """Load and validate a catalog entry by name; its origin points at the entry's file."""
+    path = catalog.find(kind, name, file=file, line=line, key=key)
+    doc = load_yaml(path, display_path(path))
+    cached = _entries.get((kind, id(doc), model))
+    if cached is not None and cached[0] is doc:
+        entry = cached[1]
+    else:
+        entry = validate(model, doc.data, doc.locate)
+        check_name(doc, path, kind, getattr(entry, "name", name))
+        _entries[(kind, id(doc), model)] = (doc, entry)
+    return entry, Origin(Layer.RECIPE, f"catalog {kind} {name}", doc.file, 1)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A validated recipe with its catalog entries and the origin of each of its values."""
+
+    recipe: Recipe
+    source: Source
+    model: ModelEntry
+    model_origin: Origin
+    dataset: DatasetEntry
+    dataset_origin: Origin
+
+    def origin(self, field_path: str) -> Origin:
+        """Who set a recipe field: the file position that set it, or rlcat's default on the field."""
+        path = tuple(field_path.split("."))
+        found = self.source.origin(path)
+        if found is not None:
+            return found
+        return Origin(Layer.RECIPE, f"rlcat default of {field_path}")
+
+
+def resolve(source: Source, catalog: Catalog) -> Resolved:
+    """Validate the merged recipe data and look up its model and dataset."""
+    recipe = validate_recipe(source)
+    known = catalog.names("platform")
+    for block in recipe.platforms:
+        if block not in known:  # a block for a platform that does not exist is a typo
+            f, line, col = source.locate(("platforms", block))
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC204",
+                        f"platforms.{block}: unknown platform '{block}'",
+                        file=f,
+                        line=line,
+                        col=col,
+                        key=f"platforms.{block}",
+                        hint=suggestion_hint(block, known),
+                    )
+                ]
+            )
+    refs = {}
+    for kind, entry_model in (("model", ModelEntry), ("dataset", DatasetEntry)):
+        name = getattr(recipe, kind)
+        f, line, _ = source.locate((kind,))
+        refs[kind] = load_entry(kind, name, entry_model, catalog, file=f, line=line, key=kind)  # type: ignore[arg-type]
+    model, model_origin = refs["model"]
+    dataset, dataset_origin = refs["dataset"]
+    assert isinstance(model, ModelEntry) and isinstance(dataset, DatasetEntry)
+    return Resolved(recipe, source, model, model_origin, dataset, dataset_origin)
+
+
+def load_platform(name: str, catalog: Catalog) -> tuple[PlatformProfile, Origin]:
+    return load_entry("platform", name, PlatformProfile, catalog)
+
+
+__all__ = ["Resolved", "Source", "load_platform", "load_recipe_source", "resolve"]

@@ -1,0 +1,158 @@
+"""Surveys over the catalog and compiled plans: the recipe list, the difference between two plans,
+and every cell of a recipe's matrix compiled. Rendering is emit's (emit/tables.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlcat.catalog import Catalog
+from rlcat.diagnostics import RlcatError, Severity, is_guard_code
+from rlcat.model.recipe import Recipe
+from rlcat.pipeline.assemble import Compiled, Request, compile_request
+from rlcat.pipeline.plan import Setting
+from rlcat.pipeline.platform import profile_names
+from rlcat.pipeline.resolve import Resolved, load_platform, load_recipe_source, platform_block, resolve
+
+
+def _table(c: Compiled) -> tuple[dict[str, Setting], dict[str, Setting]]:
+    return {o.key: o.setting for o in c.overrides}, {s.key: s for s in c.env}
+
+
+@dataclass
+class Change:
+    kind: str  # added | removed | changed
+    table: str  # override | env | entry
+    key: str
+    before: Any = None
+    after: Any = None
+    origin_before: str = ""
+    origin_after: str = ""
+
+
+def diff(a: Compiled, b: Compiled) -> list[Change]:
+    """Settings that differ from plan a to plan b, with the origin on each side."""
+    out: list[Change] = []
+    for what in ("entrypoint", "config_name", "group_choices", "verl_version"):
+        va, vb = getattr(a.plan, what), getattr(b.plan, what)
+        if va != vb:
+            out.append(Change("changed", "entry", what, va, vb))
+    for name, (ta, tb) in zip(("override", "env"), zip(_table(a), _table(b), strict=True), strict=True):
+        for key in [*ta, *(k for k in tb if k not in ta)]:
+            sa, sb = ta.get(key), tb.get(key)
+            if sa is None and sb is not None:
+                out.append(Change("added", name, key, after=sb.value, origin_after=_origin(sb)))
+            elif sb is None and sa is not None:
+                out.append(Change("removed", name, key, before=sa.value, origin_before=_origin(sa)))
+            elif (
+                sa is not None
+                and sb is not None
+                and (sa.value != sb.value or type(sa.value) is not type(sb.value))
+            ):
+                out.append(Change("changed", name, key, sa.value, sb.value, _origin(sa), _origin(sb)))
+    return out
+
+
+def _origin(s: Setting) -> str:
+    o = s.origin
+    return f"{o.layer}: {o.label}" + (
+        f" ({o.file}:{o.line})" if o.file and o.line and o.file not in o.label else ""
+    )
+
+
+@dataclass
+class Cell:
+    platform: str
+    mode: str
+    engine: str
+    backend: str
+    compiles: bool
+    support: str
+    guards: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def axis_values(r: Recipe) -> tuple[list[str], list[str], list[str]]:
+    """(modes, engines, backends) the recipe allows, its own value first."""
+    modes: list[str] = [r.mode, *(m for m in r.variants.mode if m != r.mode)]
+    engines: list[str] = [r.engine, *(e for e in r.variants.engine if e != r.engine)]
+    backends: list[str] = [r.backend, *(b for b in r.variants.backend if b != r.backend)]
+    return modes, engines, backends
+
+
+def matrix(recipe: str, catalog: Catalog, platforms: list[str] | None = None) -> list[Cell]:
+    """Compile every mode × engine × backend cell the recipe allows on every platform."""
+    modes, engines, backends = axis_values(resolve(load_recipe_source(recipe, catalog), catalog).recipe)
+    cells = []
+    for platform in platforms or sorted(catalog.names("platform")):
+        profile, _ = load_platform(platform, catalog)
+        support: dict[tuple[str, str, str], str] = {
+            (s.mode, s.engine, s.backend): s.status for s in profile.support
+        }
+        for mode in modes:
+            for engine in engines:
+                for backend in backends:
+                    status = support.get((mode, engine, backend), "unknown")
+                    req = Request(recipe, platform, engine=engine, mode=mode, backend=backend)
+                    try:
+                        c = compile_request(req, catalog)
+                    except RlcatError as exc:
+                        errors = [d.code for d in exc.diagnostics if d.severity >= Severity.ERROR]
+                        fired = sorted({d.code for d in exc.diagnostics if is_guard_code(d.code)})
+                        cells.append(Cell(platform, mode, engine, backend, False, status, fired, errors))
+                        continue
+                    cells.append(
+                        Cell(platform, mode, engine, backend, True, status, sorted(set(c.guards_fired)))
+                    )
+    return cells
+
+
+def list_recipes(
+    catalog: Catalog,
+    *,
+    algorithm: str | None = None,
+    backend: str | None = None,
+    engine: str | None = None,
+    mode: str | None = None,
+) -> list[dict[str, Any]]:
+    """One row per recipe that matches the filters; a recipe matches an engine it may be compiled with."""
+    rows = []
+    for name in sorted(catalog.names("recipe")):
+        recipe = resolve(load_recipe_source(name, catalog), catalog).recipe
+        engines = sorted({recipe.engine, *recipe.variants.engine})
+        if algorithm and recipe.algorithm != algorithm:
+            continue
+        if backend and recipe.backend != backend:
+            continue
+        if mode and recipe.mode != mode:
+            continue
+        if engine and engine not in engines:
+            continue
+        res = recipe.resources
+        layout = f"{res.nodes}x{res.gpus_per_node}"
+        if recipe.mode == "fully_async":
+            layout += f" ({res.trainer_gpus}+{res.rollout_gpus})"
+        rows.append(
+            {
+                "name": recipe.name,
+                "algorithm": recipe.algorithm,
+                "backend": recipe.backend,
+                "engine": recipe.engine,
+                "engines": engines,
+                "mode": recipe.mode,
+                "model": recipe.model,
+                "dataset": recipe.dataset,
+                "gpus": layout,
+                "summary": recipe.summary,
+            }
+        )
+    return rows
+
+
+def resolve_recipe(ref: str, catalog: Catalog, platform: str | None = None) -> Resolved:
+    """A recipe resolved for `rlcat show`: extends merged and, with a platform, its platform block."""
+    source = load_recipe_source(ref, catalog)
+    if platform:
+        profile, _ = load_platform(platform, catalog)
+        source = platform_block(source, profile_names(profile))
+    return resolve(source, catalog)
