@@ -25,7 +25,7 @@ CASES: list[dict[str, Any]] = yaml.safe_load((BAD / "cases.yaml").read_text(enco
 CASE_KEYS = {"file", "code", "line", "key", "message_contains", "hint_contains", "catalog", "at", "also"}
 REQUIRED_KEYS = {"file", "code", "line", "key", "message_contains"}
 # `<location> RLCnnn <severity>: <message>[ [key]]`, as Diagnostic.render writes it
-DIAGNOSTIC = re.compile(r"^(?P<where>\S+) (?P<code>RLC\d{3}) (?P<severity>error|warning|info): (?P<rest>.*)$")
+DIAGNOSTIC = re.compile(r"^(?P<where>.+?) (?P<code>RLC\d{3}) (?P<severity>error|warning|info): (?P<rest>.*)$")
 PAYLOAD_MARKER = "rlcat-tag-executed"  # what python_tag.yaml's payload would create in the cwd
 
 

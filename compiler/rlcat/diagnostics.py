@@ -87,6 +87,8 @@ class Diagnostic:
     col: int | None = None
     key: str | None = None
     hint: str | None = None
+    # the command-line argument a finding is about, when it is not in a file (`--override k=v`)
+    argument: str | None = None
 
     @property
     def docs_url(self) -> str:
@@ -98,7 +100,7 @@ class Diagnostic:
 
     def location(self) -> str:
         if self.file is None:
-            return "<input>"
+            return self.argument or "<input>"
         parts = [self.file]
         if self.line is not None:
             parts.append(str(self.line))

@@ -23,17 +23,20 @@ __all__ = ["REGISTRY", "Affects", "Context", "Finding", "Guard", "GuardReport", 
 
 @dataclass
 class GuardReport:
+    """What the guards found, and the fixes the pipeline applies: (setting, is_env) in guard order."""
+
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    fixes: list[tuple[Setting, bool]] = field(default_factory=list)
     fired: list[str] = field(default_factory=list)  # guard ids that found something
     keys: set[str] = field(default_factory=set)  # keys a guard reported (the key check skips them)
 
 
 def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> GuardReport:
-    """Run the guards that apply to this recipe and platform; apply fixes to ctx.plan in place.
+    """Run the guards that apply to this recipe and platform, every one on the same plan.
 
-    A finding with a fix is applied with the guard as its origin and reported at info level; one
-    without a fix is reported at the guard's severity. Guards the recipe allows are skipped, and
-    allowing an error-level guard is itself reported as a warning.
+    A finding with a fix returns the fix, with the guard as its origin, and is reported at info
+    level; one without a fix is reported at the guard's severity. Guards the recipe allows are
+    skipped, and allowing an error-level guard is itself reported as a warning.
     """
     report = GuardReport()
     for guard_id in sorted(REGISTRY):
@@ -57,13 +60,11 @@ def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> 
             if finding.key:
                 report.keys.add(finding.key)
             origin = Origin(Layer.GUARD, f"guard {guard_id} {cls.name}", reason=cls.title)
-            # point at whoever set the key, before a fix replaces or removes it
-            where = ctx.setter(finding.key) if finding.key else None
-            o = where.origin if where is not None and where.origin.file else None
-            for key, value in finding.fix.items():
-                ctx.plan.put(Setting(key, value, origin))
-            for name, value in finding.fix_env.items():
-                ctx.plan.put(Setting(name, value, origin), env=True)
+            # point at whoever set the key: a file position, or the command-line argument
+            setter = ctx.setter(finding.key) if finding.key else None
+            o = setter.origin if setter is not None else None
+            report.fixes += [(Setting(key, value, origin), False) for key, value in finding.fix.items()]
+            report.fixes += [(Setting(name, value, origin), True) for name, value in finding.fix_env.items()]
             fixed = bool(finding.fix or finding.fix_env)
             removes = any(v is REMOVED for v in finding.fix.values())
             report.diagnostics.append(
@@ -71,11 +72,12 @@ def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> 
                     guard_id,
                     finding.message + (" (fixed)" if fixed and not removes else ""),
                     severity=Severity.INFO if fixed else cls.severity,
-                    file=o.file if o else recipe_file,
+                    file=o.file if o and o.file else (None if o and o.argument() else recipe_file),
                     line=o.line if o else None,
                     col=o.col if o else None,
                     key=finding.key,
                     hint=finding.hint,
+                    argument=o.argument() if o else None,
                 )
             )
     return report

@@ -7,6 +7,8 @@ from typing import Any
 
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
+from rlcat.emit.hydra_value import HydraValueError
+from rlcat.emit.hydra_value import parse as parse_hydra_value
 from rlcat.guards import Context, run_guards
 from rlcat.model.axes import BACKENDS, ENGINES, MODES
 from rlcat.model.platform import PlatformProfile
@@ -21,9 +23,9 @@ from rlcat.pipeline.resolve import (
     load_platform,
     load_recipe_source,
     merge_layer,
-    parse_assignment,
     platform_block,
     resolve,
+    split_assignment,
     validate_recipe,
 )
 from rlcat.verl import index as verl_index
@@ -107,6 +109,8 @@ def compile_request(req: Request, catalog: Catalog | None = None, source: Source
     problems += _support_status(profile, recipe, recipe_file)
 
     guarded = run_guards(Context(recipe, resolved.model, profile, plan, index), recipe.allow, recipe_file)
+    for setting, is_env in guarded.fixes:
+        plan.put(setting, env=is_env)
     checked = check(plan, index, skip=guarded.keys)
     diagnostics = _unique(problems + guarded.diagnostics + checked.diagnostics)
     if has_errors(diagnostics):
@@ -237,8 +241,25 @@ def _as_layer(origin: Origin, layer: Layer) -> Origin:
 
 
 def _command_line_override(text: str) -> Setting:
-    key, value = parse_assignment(text, "--override", "verl.key", "trainer.save_freq=50")
-    return Setting(key.lstrip("+"), value, Origin(Layer.COMMAND_LINE, f"--override {text}"))
+    """`--override key=value`, the value read with Hydra's override grammar, as verl's own command
+    line would read it (lists, `{k: v}` mappings, quoted strings, null)."""
+    key, raw = split_assignment(text, "--override", "verl.key", "trainer.save_freq=50")
+    argument = f"--override {text}"
+    try:
+        value = parse_hydra_value(raw)
+    except HydraValueError as exc:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    f"not one value in Hydra's override grammar: {exc}",
+                    key=key,
+                    argument=argument,
+                    hint="quote a value that holds commas, spaces or brackets: key='a,b'",
+                )
+            ]
+        ) from None
+    return Setting(key.lstrip("+"), value, Origin(Layer.COMMAND_LINE, argument))
 
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

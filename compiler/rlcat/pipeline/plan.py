@@ -33,6 +33,10 @@ class Origin:
     col: int | None = None
     reason: str | None = None
 
+    def argument(self) -> str | None:
+        """The command-line argument that set the value (`--override k=v`, `--set f=v`), if one did."""
+        return self.label if self.layer is Layer.COMMAND_LINE else None
+
     def where(self) -> str:
         """The label, with `(file:line)` when the label does not name the file already."""
         if self.file and self.file not in self.label:

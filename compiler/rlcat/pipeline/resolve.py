@@ -259,7 +259,8 @@ def platform_block(source: Source, names: list[str]) -> Source:
 def command_line_sets(source: Source, assignments: list[str]) -> Source:
     """Apply `--set section.field=value` (value in YAML syntax) as the command-line layer."""
     for text in assignments:
-        dotted_key, value = parse_assignment(text, "--set", "section.field", "batch.mini_batch_size=64")
+        dotted_key, raw = split_assignment(text, "--set", "section.field", "batch.mini_batch_size=64")
+        value = _recipe_value(raw, f"--set {text}")
         parts = tuple(dotted_key.split("."))
         if not all(parts):
             raise RlcatError([diag("RLC105", f"--set expects section.field=value, got '{text}'")])
@@ -268,9 +269,8 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
     return source
 
 
-def parse_assignment(text: str, flag: str, shape: str, example: str) -> tuple[str, Any]:
-    """`key=value` from the command line; the value is read as recipe files read values (YAML, with
-    1e-6 a number), and kept as text when it is not valid YAML."""
+def split_assignment(text: str, flag: str, shape: str, example: str) -> tuple[str, str]:
+    """`key=value` from the command line, as key and the value's text."""
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key:
@@ -280,14 +280,20 @@ def parse_assignment(text: str, flag: str, shape: str, example: str) -> tuple[st
                     "RLC105",
                     f"{flag} expects {shape}=value, got '{text}'",
                     hint=f"for example: {flag} {example}",
+                    argument=f"{flag} {text}",
                 )
             ]
         )
+    return key, raw
+
+
+def _recipe_value(raw: str, argument: str) -> Any:
+    """A --set value read as recipe files read values (YAML, with 1e-6 a number); text that is not
+    YAML stays text."""
     try:
-        value = parse_value(raw, f"{flag} {text}") if raw.strip() else ""
+        return parse_value(raw, argument) if raw.strip() else ""
     except yaml.YAMLError:
-        value = raw
-    return key, value
+        return raw
 
 
 def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin) -> Source:

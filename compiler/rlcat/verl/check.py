@@ -124,4 +124,4 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
 
 def _where(setting: Setting) -> dict[str, Any]:
     o = setting.origin
-    return {"file": o.file, "line": o.line, "col": o.col}
+    return {"file": o.file, "line": o.line, "col": o.col, "argument": o.argument()}
