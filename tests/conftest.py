@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rlcat.catalog import Catalog
 from rlcat.cli import main
+from rlcat.dev.trees import VERL_VERSIONS, require_tree
 
 REPO = Path(__file__).resolve().parent.parent
 SEED_RECIPES = sorted(p.stem for p in (REPO / "recipes").rglob("*.yaml"))
 ENGINES = ("vllm", "sglang")
 PLATFORMS = tuple(sorted(p.stem for p in (REPO / "catalog" / "platforms").rglob("*.yaml")))
 # Golden files are rewritten, not compared, when this is set:
-#   RLCAT_UPDATE_GOLDEN=1 pytest tests/test_golden.py
+#   RLCAT_UPDATE_GOLDEN=1 pytest tests/cli/test_golden.py
 UPDATE_GOLDEN = bool(os.environ.get("RLCAT_UPDATE_GOLDEN"))
 
 
@@ -26,6 +29,17 @@ class Result:
     code: int
     out: str
     err: str
+
+
+# Tiers: tests/unit and tests/cli are the inner loop (`pytest -m "not slow"`); tests/verl composes
+# with real verl trees and tests/e2e builds wheels, sites and hook environments, so both are slow.
+SLOW_TIERS = ("verl", "e2e")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.relative_to(REPO / "tests").parts[0] in SLOW_TIERS:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
@@ -44,3 +58,39 @@ def rlcat(capsys: pytest.CaptureFixture[str]) -> Callable[..., Result]:
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
     return Catalog.default()
+
+
+# --- real verl release trees (tests/verl; never fetched from here) ---
+
+IndexLoader = Callable[[str, str], dict[str, Any]]
+
+
+@pytest.fixture(scope="session")
+def verl_trees() -> dict[str, Path]:
+    """tests/verl: the fetched tree of every known release; fail (not skip) with the fetch command.
+
+    Failing rather than skipping keeps a missing tree from silently turning the index freshness
+    check green; deselect with ``-m "not compose"`` where no trees are available.
+    """
+    try:
+        return {version: require_tree(version) for version in VERL_VERSIONS}
+    except FileNotFoundError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def index_dir() -> Path:
+    """Return the committed key index folder (``schemas/verl``)."""
+    return REPO / "schemas" / "verl"
+
+
+@pytest.fixture(scope="session")
+def load_index(index_dir: Path) -> IndexLoader:
+    """Return a reader for one committed index file: ``load_index(version, file_name)``."""
+
+    def load(version: str, file_name: str) -> dict[str, Any]:
+        data = json.loads((index_dir / version / file_name).read_text(encoding="utf-8"))
+        assert isinstance(data, dict)
+        return data
+
+    return load

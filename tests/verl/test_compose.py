@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 from rlcat.dev import trees
 from rlcat.dev.compose import compose, flatten, rejected_overrides
 
-IndexLoader = Callable[[str, str], dict[str, Any]]
+from conftest import IndexLoader
 
 # A GRPO launch of the usual shape (FSDP actor, vLLM rollout), written for these tests: plain keys,
 # a list value, an interpolation, a force-add into an open engine-kwargs dict and an append under

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from rlcat.dev.build_index import REGENERATE_COMMAND, build
 from rlcat.dev.trees import VERL_VERSIONS
 
-pytestmark = pytest.mark.compose
+from conftest import IndexLoader
 
-IndexLoader = Callable[[str, str], dict[str, Any]]
+pytestmark = pytest.mark.compose
 
 
 def test_index_is_fresh(verl_trees: dict[str, Path], index_dir: Path) -> None:

@@ -20,7 +20,7 @@ from rlcat.diagnostics import CODES, ExitCode
 
 from conftest import REPO, Result
 
-BAD = Path(__file__).parent / "bad_input"
+BAD = Path(__file__).parent.parent / "bad_input"
 CASES: list[dict[str, Any]] = yaml.safe_load((BAD / "cases.yaml").read_text(encoding="utf-8"))
 CASE_KEYS = {"file", "code", "line", "key", "message_contains", "hint_contains", "catalog", "at", "also"}
 REQUIRED_KEYS = {"file", "code", "line", "key", "message_contains"}

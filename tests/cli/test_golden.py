@@ -1,6 +1,6 @@
 """Golden files: the compiled output of every (recipe, platform, format), compared byte for byte.
 
-Rewrite them after an intended change with:  RLCAT_UPDATE_GOLDEN=1 pytest tests/test_golden.py
+Rewrite them after an intended change with:  RLCAT_UPDATE_GOLDEN=1 pytest tests/cli/test_golden.py
 The same overrides are composed against real verl in test_compose_seeds.py, so a golden file
 records output that is proved valid, not merely unchanged.
 """
@@ -16,7 +16,7 @@ from rlcat.catalog import Catalog
 
 from conftest import SEED_RECIPES, UPDATE_GOLDEN, Result
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parent.parent / "golden"
 FORMATS = {"overrides": "txt", "shell": "sh", "json": "json", "yaml": "yaml"}
 PLATFORM_NAMES = sorted(Catalog.default().names("platform"))
 CASES = [(r, p, f) for r in SEED_RECIPES for p in PLATFORM_NAMES for f in FORMATS]

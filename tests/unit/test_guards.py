@@ -22,7 +22,7 @@ from rlcat.guards.base import DOC_SECTIONS
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
 from rlcat.pipeline.plan import Layer
 
-CASES_DIR = Path(__file__).parent / "guards"
+CASES_DIR = Path(__file__).parent.parent / "guards"
 
 
 def _load() -> list[tuple[str, dict[str, Any]]]:

@@ -56,6 +56,8 @@ from rlcat.model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
 
 from conftest import REPO
 
+pytestmark = pytest.mark.slow
+
 SEED_BYTES = {p.stem: p.read_bytes() for p in sorted((REPO / "recipes").glob("*.yaml"))}
 SEED_DATA = {name: yaml.safe_load(raw) for name, raw in SEED_BYTES.items()}
 CATALOG_NAMES = sorted(
@@ -68,7 +70,7 @@ SAFE_STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,80}")
 NAME_LINE = re.compile(rb"^name:[ \t]*([^\s#]+)[ \t]*$", re.MULTILINE)
 
 # An example costs ~30 ms (one validate and one compile on cuda): these keep the file near 20 s.
-# RLCAT_FUZZ_EXAMPLES=5000 pytest tests/test_validate_fuzz.py runs a longer hunt.
+# RLCAT_FUZZ_EXAMPLES=5000 pytest tests/cli/test_validate_fuzz.py runs a longer hunt.
 DATA_EXAMPLES = TEXT_EXAMPLES = int(os.environ.get("RLCAT_FUZZ_EXAMPLES", "300"))
 EXTENDS_EXAMPLES = 25
 

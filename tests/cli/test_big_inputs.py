@@ -1,20 +1,20 @@
 """Big and hostile inputs, generated in tmp_path (nothing this size is committed to the corpus).
 
 - ~10 MB recipe files: under the loader's MAX_BYTES (16 MiB) they are parsed and checked like any
-  other file, in well under 10 s; above it they are refused unparsed (RLC007);
-- an alias bomb (a billion values after expansion) is refused in < 2 s with bounded memory;
+  other file; above it they are refused unparsed (RLC007);
+- an alias bomb (a billion values after expansion) is refused by the node limit with bounded memory;
 - 5,000 levels of nesting (flow or block, mappings or lists, or built from aliases) are refused
   (RLC002 from the parser's own depth limit, or RLC007 from rlcat's) without a RecursionError.
 
 Validate exits 1 for a finding and 2 for input it cannot read (RLC001/006/007); compile exits 2 for
-both, writes no -o file, and neither ever prints a traceback.
+both, writes no -o file, and neither ever prints a traceback. How long they take is measured in
+bench/, not asserted here.
 """
 
 from __future__ import annotations
 
 import json
 import resource
-import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -26,23 +26,17 @@ from rlcat.pipeline.load import MAX_BYTES
 
 from conftest import REPO, Result
 
+pytestmark = pytest.mark.slow
+
 Run = Callable[..., Result]
 MB = 1024 * 1024
 SEED = (REPO / "recipes" / "gsm8k_qwen3_8b_fsdp.yaml").read_text(encoding="utf-8")
-TIME_LIMIT_S = 10.0
-BOMB_TIME_LIMIT_S = 2.0
 BOMB_MEMORY_LIMIT = 200 * MB
 
 
 def recipe(name: str) -> str:
     """The seed recipe renamed, so that it validates clean as <name>.yaml."""
     return SEED.replace("name: gsm8k_qwen3_8b_fsdp", f"name: {name}")
-
-
-def timed(rlcat: Run, *args: str) -> tuple[Result, float]:
-    start = time.perf_counter()
-    result = rlcat(*args)
-    return result, time.perf_counter() - start
 
 
 def no_crash(result: Result) -> None:
@@ -52,20 +46,18 @@ def no_crash(result: Result) -> None:
         assert "RecursionError" not in stream, stream[-3000:]
 
 
-def validate(rlcat: Run, path: Path, limit: float = TIME_LIMIT_S) -> tuple[int, list[dict[str, Any]]]:
-    result, took = timed(rlcat, "validate", str(path), "--format", "json", "--platform", "cuda")
+def validate(rlcat: Run, path: Path) -> tuple[int, list[dict[str, Any]]]:
+    result = rlcat("validate", str(path), "--format", "json", "--platform", "cuda")
     no_crash(result)
-    assert took < limit, f"validate took {took:.1f} s (limit {limit} s)"
     report = json.loads(result.out)
     assert report["files"] == 1
     return result.code, report["diagnostics"]
 
 
-def compile_(rlcat: Run, path: Path, limit: float = TIME_LIMIT_S) -> Result:
+def compile_(rlcat: Run, path: Path) -> Result:
     out = path.parent / "out" / "plan.txt"
-    result, took = timed(rlcat, "compile", str(path), "--platform", "cuda", "-o", str(out))
+    result = rlcat("compile", str(path), "--platform", "cuda", "-o", str(out))
     no_crash(result)
-    assert took < limit, f"compile took {took:.1f} s (limit {limit} s)"
     assert result.out == ""
     if result.code:
         assert not out.exists(), f"exit {result.code} but {out} was written"
@@ -139,11 +131,11 @@ def test_file_over_the_size_limit_is_refused_unparsed(rlcat: Run, tmp_path: Path
     text = padded_with_comments("huge", MAX_BYTES + 1000)
     path.write_text(text[:MAX_BYTES] + "\n", encoding="utf-8")
     assert path.stat().st_size == MAX_BYTES + 1
-    code, diagnostics = validate(rlcat, path, limit=2.0)
+    code, diagnostics = validate(rlcat, path)
     assert code == 2
     assert [d["code"] for d in diagnostics] == ["RLC007"]
     assert f"{MAX_BYTES + 1} bytes" in diagnostics[0]["message"]
-    result = compile_(rlcat, path, limit=2.0)
+    result = compile_(rlcat, path)
     assert result.code == 2 and " RLC007 error: " in result.err
 
 
@@ -180,10 +172,10 @@ def test_alias_bomb_is_refused_fast_with_bounded_memory(
 
     # time, without tracemalloc's overhead
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    code, diagnostics = validate(rlcat, path, limit=BOMB_TIME_LIMIT_S)
+    code, diagnostics = validate(rlcat, path)
     assert code == 2
     assert any(d["code"] == "RLC007" and "alias bomb" in d["message"] for d in diagnostics), diagnostics
-    result = compile_(rlcat, path, limit=BOMB_TIME_LIMIT_S)
+    result = compile_(rlcat, path)
     assert result.code == 2 and "alias bomb" in result.err
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - rss_before
     assert grown < BOMB_MEMORY_LIMIT, f"peak RSS grew by {grown / MB:.0f} MB"
@@ -227,9 +219,9 @@ def test_five_thousand_levels_of_nesting(rlcat: Run, tmp_path: Path, kind: str) 
     path = tmp_path / "recipes" / "deep.yaml"
     path.parent.mkdir()
     path.write_text(NESTINGS[kind](), encoding="utf-8")
-    code, diagnostics = validate(rlcat, path, limit=5.0)
+    code, diagnostics = validate(rlcat, path)
     assert code in (1, 2)
     assert diagnostics and {d["code"] for d in diagnostics} <= {"RLC002", "RLC007"}, diagnostics
-    result = compile_(rlcat, path, limit=5.0)
+    result = compile_(rlcat, path)
     assert result.code == 2
     assert " RLC002 error: " in result.err or " RLC007 error: " in result.err

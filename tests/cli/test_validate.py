@@ -16,7 +16,7 @@ import yaml
 from conftest import REPO, Result
 
 Run = Callable[..., Result]
-CORPUS = Path(__file__).parent / "bad_input"
+CORPUS = Path(__file__).parent.parent / "bad_input"
 CASES: list[dict[str, Any]] = yaml.safe_load((CORPUS / "cases.yaml").read_text())
 SCHEMA = json.loads((REPO / "schemas" / "recipe.schema.json").read_text())
 

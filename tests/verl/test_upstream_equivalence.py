@@ -21,7 +21,7 @@ from rlcat.pipeline.assemble import Request, compile_request
 
 pytestmark = pytest.mark.compose
 
-DATA = Path(__file__).parent / "data" / "upstream"
+DATA = Path(__file__).parent.parent / "data" / "upstream"
 # Values that name the user's files and dashboards, not the training run.
 NAMING_KEYS = {
     "data.train_files",

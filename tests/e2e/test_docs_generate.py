@@ -1,7 +1,7 @@
 """The docs generator: the committed Markdown under docs/ and mkdocs.yml are fresh and complete, and
 each page says what the catalog, the guard registry, the README and the command line say.
 
-These tests need neither MkDocs nor a browser (tests/test_docs_site.py builds and browses the site).
+These tests need neither MkDocs nor a browser (tests/e2e/test_docs_site.py builds and browses the site).
 """
 
 from __future__ import annotations
