@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -63,3 +64,46 @@ def test_mypy_is_clean() -> None:
         [sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True, text=True, check=False
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _lint_imports(config: Path, package_parent: Path) -> subprocess.CompletedProcess[str]:
+    lint = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
+    env = {**os.environ, "PYTHONPATH": str(package_parent)}
+    return subprocess.run(
+        [lint, "--config", str(config), "--no-cache"],
+        cwd=config.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_import_contract_is_kept() -> None:
+    run = _lint_imports(REPO / "pyproject.toml", REPO / "compiler")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "3 kept, 0 broken" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "contract"),
+    [
+        ("diagnostics.py", "import rlcat.cli\n", "flows one way"),
+        ("pipeline/load.py", "import rlcat.pipeline.resolve\n", "flows one way"),
+        ("docsite/md.py", "import rlcat.docsite.generate\n", "cycles inside a folder"),
+        ("verl/index.py", "import hydra\n", "never imports Hydra"),
+    ],
+    ids=["data-imports-the-cli", "load-imports-resolve", "docsite-cycle", "hydra-on-the-compile-path"],
+)
+def test_import_contract_catches_a_breach(tmp_path: Path, module: str, line: str, contract: str) -> None:
+    """The contract is not vacuous: one import added against it, in a copy of the package, breaks it."""
+    shutil.copytree(REPO / "compiler" / "rlcat", tmp_path / "src" / "rlcat")
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    target = tmp_path / "src" / "rlcat" / module
+    target.write_text(target.read_text(encoding="utf-8") + line, encoding="utf-8")
+    run = _lint_imports(tmp_path / "pyproject.toml", tmp_path / "src")
+    assert run.returncode == 1, run.stdout + run.stderr
+    verdicts = [line for line in run.stdout.splitlines() if line.endswith((" KEPT", " BROKEN"))]
+    assert [v for v in verdicts if v.endswith("BROKEN")] == [next(v for v in verdicts if contract in v)], (
+        run.stdout
+    )
