@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
+from typing import TypedDict
 
 DOCS_BASE = "https://rlcat.readthedocs.io/en/latest/diagnostics/"
 
@@ -73,6 +74,16 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC404": ("key index missing for this verl release", Severity.ERROR),
     "RLC405": ("value cannot be written as a Hydra override", Severity.ERROR),
 }
+
+
+class Where(TypedDict, total=False):
+    """Where a finding points: a file position, or the command-line argument that gave the value.
+    Passed to `diag(..., **where)`."""
+
+    file: str | None
+    line: int | None
+    col: int | None
+    argument: str | None
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 
 def atomic_write(path: Path, text: str) -> None:
     """Write to a temporary file beside `path`, then rename it over `path`."""
-    import tempfile  # only when writing: a compile to stdout should not pay for importing it
-
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -25,9 +25,6 @@ def atomic_write(path: Path, text: str) -> None:
 def replace_dir(dest: Path, prefix: str, fill: Callable[[Path], None]) -> None:
     """Fill a fresh folder next to `dest`, then swap it in for `dest`: a fill that fails or is
     interrupted leaves `dest` as it was, never half-populated."""
-    import shutil
-    import tempfile
-
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=prefix, dir=dest.parent))
     try:

@@ -26,6 +26,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+from importlib.metadata import requires
 from pathlib import Path
 
 from rlcat.catalog import repo_root
@@ -86,8 +87,6 @@ def runtime_requirements() -> list[str]:
     root = repo_root()
     if root is not None:
         return _pyproject_dependencies((root / "pyproject.toml").read_text(encoding="utf-8"))
-    from importlib.metadata import requires
-
     return [r for r in requires("rlcat") or [] if not re.search(r"\bextra\s*==", r)]
 
 

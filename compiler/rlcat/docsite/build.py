@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import functools
 import http.server
+import importlib.util
 import logging
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,8 +27,6 @@ DROPPED = ("sitemap.xml", "sitemap.xml.gz")
 
 
 def need_mkdocs() -> None:
-    import importlib.util
-
     if any(importlib.util.find_spec(name) is None for name in ("mkdocs", "material")):
         raise RlcatError(
             [
@@ -120,8 +120,6 @@ def server(directory: Path, port: int = 0, host: str = "127.0.0.1") -> SiteServe
 
 def serve(directory: Path, port: int, host: str = "127.0.0.1", timeout: float = 0) -> None:
     """Serve a built site until Ctrl-C, or for `timeout` seconds when it is positive."""
-    import threading
-
     with server(directory, port, host) as httpd:
         url = f"http://{host}:{httpd.server_address[1]}/"
         until = f"for {timeout:g} s" if timeout > 0 else "until Ctrl-C"

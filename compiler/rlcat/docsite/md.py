@@ -6,6 +6,7 @@ Everything the generator writes goes through these, so a value from a catalog fi
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Sequence
 
@@ -30,8 +31,6 @@ def code(text: object) -> str:
 def breakable_code(text: object, after: str = ".=") -> str:
     """Inline code for long dotted keys in narrow table columns: the browser may break the line after
     each character of `after` (a <wbr>), never inside a name. Copying the text copies no break."""
-    import html
-
     value = html.escape(" ".join(str(text).split("\n")), quote=False).replace("|", "&#124;")
     for ch in after:
         value = value.replace(ch, ch + "<wbr>")

@@ -11,6 +11,7 @@ from rlcat.docsite.matrix import support_table
 from rlcat.docsite.md import code, esc, facts, fence, link, table
 from rlcat.emit.hydra_value import render_or_repr
 from rlcat.guards import REGISTRY
+from rlcat.guards.base import in_range
 from rlcat.model.platform import PlatformProfile, TweakWhen
 
 
@@ -39,8 +40,6 @@ def _when(w: TweakWhen) -> str:
 
 def guards_for(p: PlatformProfile) -> list[str]:
     """Guards whose `affects` can match this platform (name or family, and its verl release)."""
-    from rlcat.guards.base import in_range
-
     out = []
     for guard_id in sorted(REGISTRY):
         a = REGISTRY[guard_id].affects

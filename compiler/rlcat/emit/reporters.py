@@ -3,13 +3,18 @@ scanning). Each takes the diagnostics and returns the whole output as text."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from rich.console import Console
+from rich.text import Text
+
 from rlcat import __version__
 from rlcat.diagnostics import CODES, Diagnostic, Severity
+from rlcat.guards import REGISTRY
 
 JSON_FORMAT_VERSION = 1
 
@@ -61,11 +66,6 @@ def text(diagnostics: Sequence[Diagnostic], files: int, color: bool | None = Non
     if not use_color:
         out = [line for d, rest in blocks for line in (d.render().split("\n", 1)[0], *rest)]
         return "\n".join([*out, summary]) + "\n"
-    import io
-
-    from rich.console import Console
-    from rich.text import Text
-
     style = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
     console = Console(
         file=io.StringIO(),
@@ -183,8 +183,6 @@ def sarif(diagnostics: Sequence[Diagnostic], files: int) -> str:
 
 
 def _guard_title(code: str) -> str:
-    from rlcat.guards import REGISTRY
-
     cls = REGISTRY.get(code)
     return cls.title if cls else ""
 

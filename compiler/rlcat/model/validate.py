@@ -10,11 +10,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from rlcat.diagnostics import Diagnostic, RlcatError, diag, dotted, suggestion_hint
+from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, dotted, suggestion_hint
 
 M = TypeVar("M", bound=BaseModel)
 # path of a value → (file, line, col)
-Locator = Callable[[tuple[str | int, ...]], tuple[str | None, int | None, int | None]]
+Locator = Callable[[tuple[str | int, ...]], Where]
 
 
 def validate(model: type[M], data: Mapping[str, Any], locate: Locator) -> M:
@@ -49,7 +49,7 @@ def _diagnostics(model: type[BaseModel], exc: ValidationError, locate: Locator) 
             loc = loc[:-1]
         key = dotted(loc)
         kind = err["type"]
-        file, line, col = locate(loc)
+        where = locate(loc)
         given = err.get("input")
         if kind == "extra_forbidden":
             siblings = _field_names(model, loc[:-1])
@@ -57,26 +57,20 @@ def _diagnostics(model: type[BaseModel], exc: ValidationError, locate: Locator) 
                 diag(
                     "RLC101",
                     f"unknown field '{loc[-1]}'",
-                    file=file,
-                    line=line,
-                    col=col,
+                    **where,
                     key=key,
                     hint=suggestion_hint(str(loc[-1]), siblings)
                     or ("fields here: " + ", ".join(sorted(siblings)) if siblings else None),
                 )
             )
         elif kind == "missing":
-            out.append(
-                diag("RLC104", f"missing required field '{loc[-1]}'", file=file, line=line, col=col, key=key)
-            )
+            out.append(diag("RLC104", f"missing required field '{loc[-1]}'", **where, key=key))
         elif kind in _TYPE_NAMES:
             out.append(
                 diag(
                     "RLC102",
                     f"expected {_TYPE_NAMES[kind]}, got {_describe(given)}",
-                    file=file,
-                    line=line,
-                    col=col,
+                    **where,
                     key=key,
                     hint=_type_hint(kind, given),
                 )
@@ -89,7 +83,7 @@ def _diagnostics(model: type[BaseModel], exc: ValidationError, locate: Locator) 
                 message = f"{_describe(given)} is not allowed: {message[0].lower()}{message[1:]}"
             elif kind == "value_error":
                 message = message.removeprefix("Value error, ")
-            out.append(diag("RLC103", message, file=file, line=line, col=col, key=key or None))
+            out.append(diag("RLC103", message, **where, key=key or None))
     # one finding per key: unions can report the same key several times
     unique: dict[tuple[str | None, str], Diagnostic] = {}
     for d in out:

@@ -10,7 +10,6 @@ from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, 
 from rlcat.emit.hydra_value import HydraValueError
 from rlcat.emit.hydra_value import parse as parse_hydra_value
 from rlcat.guards import Context, run_guards
-from rlcat.model.axes import BACKENDS, ENGINES, MODES
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
 from rlcat.pipeline.lower import Lowered, Target, lower
@@ -167,23 +166,15 @@ def _choose_axes(source: Source, req: Request) -> Source:
     for axis_name, value in chosen.items():
         if value is None:
             continue
-        choices = {"engine": ENGINES, "mode": MODES, "backend": BACKENDS}[axis_name]
-        if value not in choices:
-            raise RlcatError(
-                [diag("RLC103", f"--{axis_name} must be one of {', '.join(choices)}; got '{value}'")]
-            )
         allowed = {getattr(recipe, axis_name), *getattr(recipe.variants, axis_name)}
         if value not in allowed:
-            f, line, col = source.locate(("variants", axis_name))
             raise RlcatError(
                 [
                     diag(
                         "RLC205",
                         f"recipe {recipe.name} does not allow {axis_name} '{value}' "
                         f"(allowed: {', '.join(sorted(allowed))})",
-                        file=f,
-                        line=line,
-                        col=col,
+                        **source.locate(("variants", axis_name)),
                         key=f"variants.{axis_name}",
                         hint=f"add it to variants.{axis_name} if the recipe supports it",
                     )

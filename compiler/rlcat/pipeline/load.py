@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from rlcat.diagnostics import Diagnostic, RlcatError, diag, dotted
+from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, dotted
 
 try:  # the C parser is ~10x faster; the pure-Python one is the fallback
     _Base: type = yaml.CSafeLoader
@@ -71,10 +71,10 @@ class Document:
     data: dict[str, Any]
     positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
 
-    def locate(self, path: Path_) -> tuple[str, int | None, int | None]:
+    def locate(self, path: Path_) -> Where:
         """This file and the position of `path` (or its nearest ancestor), for diagnostics."""
         line, col = self.position(path) or (None, None)
-        return self.file, line, col
+        return {"file": self.file, "line": line, "col": col}
 
     def position(self, path: Path_) -> tuple[int, int] | None:
         """The position of `path`, or of its nearest ancestor that has one."""

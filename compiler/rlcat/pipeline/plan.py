@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
+from rlcat.diagnostics import Where
+
 
 class Layer(IntEnum):
     """Who set a value. Later layers win; the order is the one `rlcat explain` prints."""
@@ -36,6 +38,10 @@ class Origin:
     def argument(self) -> str | None:
         """The command-line argument that set the value (`--override k=v`, `--set f=v`), if one did."""
         return self.label if self.layer is Layer.COMMAND_LINE else None
+
+    def position(self) -> Where:
+        """Where a finding about this value points: its file position, or its argument."""
+        return {"file": self.file, "line": self.line, "col": self.col, "argument": self.argument()}
 
     def where(self) -> str:
         """The label, with `(file:line)` when the label does not name the file already."""

@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel
 
 from rlcat.catalog import Catalog, Kind, display_path
-from rlcat.diagnostics import RlcatError, diag, suggestion_hint
+from rlcat.diagnostics import RlcatError, Where, diag, suggestion_hint
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
@@ -54,14 +54,15 @@ class Source:
     def origin(self, path: Path_) -> Origin | None:
         return self.origins.get(path)
 
-    def locate(self, path: tuple[str | int, ...]) -> tuple[str | None, int | None, int | None]:
-        """File position of a value, or of its nearest ancestor (missing fields point at their parent)."""
+    def locate(self, path: tuple[str | int, ...]) -> Where:
+        """Where a value is, or its nearest ancestor (missing fields point at their parent); a
+        command-line value points at its argument, never at an enclosing file."""
         while True:
             origin = self.origins.get(path)
-            if origin is not None:  # a command-line value has no file: never blame an enclosing one
-                return origin.file, origin.line, origin.col
+            if origin is not None:
+                return origin.position()
             if not path:
-                return (self.files[-1] if self.files else None), None, None
+                return {"file": self.files[-1] if self.files else None}
             path = path[:-1]
 
 
@@ -390,25 +391,25 @@ def resolve(source: Source, catalog: Catalog) -> Resolved:
     known = catalog.names("platform")
     for block in recipe.platforms:
         if block not in known:  # a block for a platform that does not exist is a typo
-            f, line, col = source.locate(("platforms", block))
             raise RlcatError(
                 [
                     diag(
                         "RLC204",
                         f"platforms.{block}: unknown platform '{block}'",
-                        file=f,
-                        line=line,
-                        col=col,
+                        **source.locate(("platforms", block)),
                         key=f"platforms.{block}",
                         hint=suggestion_hint(block, known),
                     )
                 ]
             )
     refs = {}
-    for kind, entry_model in (("model", ModelEntry), ("dataset", DatasetEntry)):
+    kinds: tuple[tuple[Kind, type[BaseModel]], ...] = (("model", ModelEntry), ("dataset", DatasetEntry))
+    for kind, entry_model in kinds:
         name = getattr(recipe, kind)
-        f, line, _ = source.locate((kind,))
-        refs[kind] = load_entry(kind, name, entry_model, catalog, file=f, line=line, key=kind)  # type: ignore[arg-type]
+        where = source.locate((kind,))
+        refs[kind] = load_entry(
+            kind, name, entry_model, catalog, file=where.get("file"), line=where.get("line"), key=kind
+        )
     model, model_origin = refs["model"]
     dataset, dataset_origin = refs["dataset"]
     assert isinstance(model, ModelEntry) and isinstance(dataset, DatasetEntry)

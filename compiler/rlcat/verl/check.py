@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlcat.diagnostics import Diagnostic, diag, suggestion_hint
+from rlcat.diagnostics import Diagnostic, Where, diag, suggestion_hint
 from rlcat.emit.hydra_value import UnrenderableValue, check_renderable
 from rlcat.pipeline.plan import Plan, Setting
 from rlcat.verl.index import KeyIndex
@@ -122,6 +122,5 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
     return out
 
 
-def _where(setting: Setting) -> dict[str, Any]:
-    o = setting.origin
-    return {"file": o.file, "line": o.line, "col": o.col, "argument": o.argument()}
+def _where(setting: Setting) -> Where:
+    return setting.origin.position()

@@ -92,10 +92,8 @@ class Lowering:
         self.out.env.setdefault(name, []).append(Setting(name, value, origin))
 
     def error(self, code: str, message: str, field_path: str, hint: str | None = None) -> None:
-        f, line, col = self.resolved.source.locate(tuple(field_path.split(".")))
-        self.out.diagnostics.append(
-            diag(code, message, file=f, line=line, col=col, key=field_path, hint=hint)
-        )
+        where = self.resolved.source.locate(tuple(field_path.split(".")))
+        self.out.diagnostics.append(diag(code, message, **where, key=field_path, hint=hint))
 
 
 def invariant(mode: str, why: str) -> Origin:
