@@ -24,13 +24,10 @@ from hypothesis import strategies as st
 
 from rlcat.emit.hydra_value import HydraValueError, UnrenderableValue, parse, render
 
-HYDRA = OverridesParser.create()
+from hydra_values import hydra, same
+from hydra_values import values as hydra_values
+
 NO_FUNCTIONS = OverridesParser(functions=Functions())
-
-
-def hydra(text: str) -> Any:
-    """What Hydra's real parser makes of `k=<text>`."""
-    return HYDRA.parse_override("k=" + text).value()
 
 
 def hydra_plain(text: str) -> tuple[bool, Any]:
@@ -40,19 +37,6 @@ def hydra_plain(text: str) -> tuple[bool, Any]:
     except (HydraException, ValueError) as error:  # ValueError: int() of a very long digit string
         return False, error
     return not isinstance(value, Sweep), value
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal values of the same types all the way down (floats by repr: nan, -0.0)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict):
-        return len(a) == len(b) and all(same(k, bk) and same(a[k], b[bk]) for k, bk in zip(a, b, strict=True))
-    if isinstance(a, float):
-        return repr(a) == repr(b)
-    return bool(a == b)
 
 
 # --- values Hydra and parse read alike -----------------------------------------------------------
@@ -289,35 +273,11 @@ def test_long_and_deep_inputs() -> None:
 
 # --- parse(render(v)) == v ------------------------------------------------------------------------
 
-# characters that mean something in Hydra's override grammar, and some that are merely unusual
-SPECIAL_CHARS = list(" '\",=$@{}[]()\\:/.-+#*~%&|!?<>;`^\t\n\r\x00\x1f\u00a0\u2028é日🙂")
-FRAGMENTS = ["", "${", "${x}", "${oc.env:HOME}", "\\${x}", "}", "\\", "\\\\", "'", '"', "null", "NULL"]
-FRAGMENTS += ["true", "True", "false", "inf", "-inf", "+inf", "nan", "NaN", "1", "-1", "1.5", "1e5"]
-FRAGMENTS += ["1_000", "0x10", "a", "vllm", "Qwen/Qwen3-8B", "a:b", "a=b", "a,b", "[]", "{}"]
-strings = st.one_of(
-    st.text(),
-    st.lists(
-        st.one_of(st.sampled_from(SPECIAL_CHARS), st.sampled_from(FRAGMENTS), st.text(max_size=3)),
-        max_size=8,
-    ).map("".join),
-)
-scalars = st.one_of(
-    strings,
-    st.integers(),
-    st.integers(min_value=-(10**40), max_value=10**40),
-    st.floats(),  # nan and infinities too: `same` compares floats by repr
-    st.booleans(),
-    st.none(),
-)
 keys = st.one_of(
     st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True),
     st.sampled_from(["null", "true", "inf", "nan", "a-b", "_"]),  # render refuses the first four
 )
-values = st.recursive(
-    scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
-    max_leaves=12,
-)
+values = hydra_values(st.floats(), keys)  # nan and infinities too: `same` compares floats by repr
 
 
 @settings(max_examples=300, deadline=None)
