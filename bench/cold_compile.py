@@ -15,17 +15,18 @@ warm-up round, wall time around subprocess.run (so process spawn is included in 
            fresh process that imports hydra but never verl (initialize_config_dir on the entry
            config's folder + compose, hydra.searchpath pointing at the tree's trainer config)
 
-Budgets (DESIGN): rlcat <= 150 ms; rlcat <= 8x python start-up; Hydra compose >= 4x slower than rlcat.
-The exit code is 0 unless --check is given and a budget fails.
+Budgets (docs/architecture.md): rlcat <= 300 ms; one Hydra compose >= 1.7x slower than rlcat. The
+ratio to python start-up is reported, not budgeted. The exit code is 0 unless --check is given and a
+budget fails.
 
 "Cold" means a fresh process with the OS page cache and __pycache__ warm (the everyday case: pip
 writes the bytecode at install time; PYTHONDONTWRITEBYTECODE is dropped for the children so that a
 source checkout gets it in the warm-up round). rlcat keeps nothing between runs.
 
-It also checks, in a child process running the console script's rlcat.entry.main([...compile...]),
-that the compile imports none of hydra, omegaconf, jsonschema (DESIGN) nor pydantic, typer, rich
-(their import alone would cost more than the compile); --importtime adds the top import-time
-contributors of that compile (python -X importtime, median of a few runs).
+It also checks, in a child process running the console script's rlcat.cli.main([...compile...]),
+that the compile imports none of hydra, omegaconf, jsonschema, mkdocs (optional extras and
+generator tools); --importtime adds the top import-time contributors of that compile
+(python -X importtime, median of a few runs).
 """
 
 from __future__ import annotations
@@ -45,10 +46,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _benchlib import machine, median_ms, spread_ms, table, verdict, write_json
 
-BUDGET_MS = 150.0
-BUDGET_VS_PYTHON = 8.0
-BUDGET_VS_HYDRA = 4.0
-HEAVY = ("hydra", "omegaconf", "jsonschema", "pydantic", "typer", "click", "rich")
+BUDGET_MS = 300.0
+BUDGET_VS_HYDRA = 1.7
+HEAVY = ("hydra", "omegaconf", "jsonschema", "mkdocs", "material")
 
 # The Hydra child: reads {config_dir, config_name, overrides} from the JSON file in argv[1].
 HYDRA_CHILD = """\
@@ -64,7 +64,7 @@ print(len(cfg))
 # The import check child: compile in-process as the console script does, then list what got imported.
 IMPORT_CHILD = """\
 import contextlib, io, json, sys
-from rlcat.entry import main
+from rlcat.cli import main
 heavy = set(json.loads(sys.argv[1]))
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
@@ -75,7 +75,7 @@ print(json.dumps({"rc": rc, "heavy": sorted(m for m in sys.modules if m.split(".
                   "third_party": third, "modules": len(sys.modules), "out_chars": len(out.getvalue())}))
 """
 
-IMPORTTIME_CHILD = "import json, sys\nfrom rlcat.entry import main\nsys.exit(main(json.loads(sys.argv[1])))\n"
+IMPORTTIME_CHILD = "import json, sys\nfrom rlcat.cli import main\nsys.exit(main(json.loads(sys.argv[1])))\n"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -264,16 +264,11 @@ def print_report(
         table(
             ["ratio", "value", "budget", "verdict"],
             [
-                [
-                    "rlcat / python",
-                    f"{rlcat_vs_python:.1f}x",
-                    f"<= {BUDGET_VS_PYTHON:.0f}x",
-                    verdict(rlcat_vs_python <= BUDGET_VS_PYTHON),
-                ],
+                ["rlcat / python", f"{rlcat_vs_python:.1f}x", "(reported)", "-"],
                 [
                     "hydra / rlcat",
                     f"{hydra_vs_rlcat:.2f}x",
-                    f">= {BUDGET_VS_HYDRA:.0f}x",
+                    f">= {BUDGET_VS_HYDRA:.1f}x",
                     verdict(hydra_vs_rlcat >= BUDGET_VS_HYDRA),
                 ],
                 [
@@ -336,8 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     hydra_vs_rlcat = med["hydra"] / med["rlcat"]
     checks = {
         f"rlcat <= {BUDGET_MS:.0f} ms": med["rlcat"] <= BUDGET_MS,
-        f"rlcat <= {BUDGET_VS_PYTHON:.0f}x python start-up": rlcat_vs_python <= BUDGET_VS_PYTHON,
-        f"hydra >= {BUDGET_VS_HYDRA:.0f}x rlcat": hydra_vs_rlcat >= BUDGET_VS_HYDRA,
+        f"hydra >= {BUDGET_VS_HYDRA:.1f}x rlcat": hydra_vs_rlcat >= BUDGET_VS_HYDRA,
         f"compile imports none of {', '.join(HEAVY)}": not imports["heavy"] and imports["rc"] == 0,
     }
 
@@ -364,7 +358,6 @@ def main(argv: list[str] | None = None) -> int:
             "hydra_vs_rlcat": hydra_vs_rlcat,
             "budgets": {
                 "rlcat_ms": BUDGET_MS,
-                "rlcat_vs_python_max": BUDGET_VS_PYTHON,
                 "hydra_vs_rlcat_min": BUDGET_VS_HYDRA,
             },
             "checks": checks,

@@ -9,7 +9,7 @@ import typer
 
 from rlcat.catalog import repo_root
 from rlcat.cli.app import app
-from rlcat.dev import build_index, schemas, trees, wheelhouse
+from rlcat.dev import schemas, trees, wheelhouse
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError
 
 dev_app = typer.Typer(
@@ -41,6 +41,8 @@ def dev_verl_index(
 ) -> None:
     """Regenerate schemas/verl/ from the real verl releases (needs `rlcat dev fetch-verl` first)."""
     try:
+        from rlcat.dev import build_index  # Hydra: the optional `verl` extra
+
         code = build_index.main(["--check"] if check else [])
     except FileNotFoundError as exc:  # no checkout to write into, or verl trees not fetched
         raise RlcatError(

@@ -13,7 +13,6 @@ import typer
 from rlcat.catalog import repo_root
 from rlcat.cli.app import app, command_tree
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError
-from rlcat.docsite.build import build_site, clean, need_mkdocs, serve
 from rlcat.docsite.generate import write
 
 docs_app = typer.Typer(
@@ -42,6 +41,8 @@ def _generate(root: Path) -> None:
 
 
 def _build(root: Path, out: Path) -> None:
+    from rlcat.docsite.build import build_site, clean  # MkDocs: the optional `docs` extra
+
     start = time.perf_counter()
     clean(out)
     build_site(root, out)
@@ -82,6 +83,8 @@ def docs_build(
             sys.stderr.write("run `rlcat docs build` to regenerate them\n")
             raise typer.Exit(int(ExitCode.FINDINGS))
         return
+    from rlcat.docsite.build import need_mkdocs  # MkDocs: the optional `docs` extra
+
     need_mkdocs()
     _generate(root)
     _build(root, out or root / "site")
@@ -109,6 +112,8 @@ def docs_serve(
 ) -> None:
     """Regenerate and build the site like `rlcat docs build`, then serve it on http://127.0.0.1:PORT/
     until Ctrl-C (or --timeout)."""
+    from rlcat.docsite.build import need_mkdocs, serve  # MkDocs: the optional `docs` extra
+
     root = _root()
     need_mkdocs()
     _generate(root)

@@ -1,22 +1,22 @@
-"""Known-issue guards: run every registered guard that applies, apply fixes, report findings.
+"""Known-issue guards: run every registered guard that applies, return the fixes, report findings.
 
-Families: RLC5xx platform known issues, RLC6xx model known issues, RLC7xx configuration
-invariants, RLC8xx differences between verl releases.
+Families (one folder each): RLC5xx platform known issues, RLC6xx model known issues, RLC7xx
+configuration invariants, RLC8xx differences between verl releases. A guard is one module in its
+family's folder; every module there is imported below, which registers its guard.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from dataclasses import dataclass, field
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, suggestion_hint
 from rlcat.guards.base import REGISTRY, Affects, Context, Finding, Guard
-
-# importing the guard modules registers them
-from rlcat.guards.config import batch_arithmetic, fully_async, gpu_layout, group_sampling  # noqa: F401
-from rlcat.guards.drift import release_keys  # noqa: F401
-from rlcat.guards.model import position_embeddings  # noqa: F401
-from rlcat.guards.platform import custom_all_reduce, sglang_attention_triton, vllm_version  # noqa: F401
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Setting
+
+for _module in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
+    importlib.import_module(_module.name)
 
 __all__ = ["REGISTRY", "Affects", "Context", "Finding", "Guard", "GuardReport", "find_guard", "run_guards"]
 
