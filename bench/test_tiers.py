@@ -1,0 +1,88 @@
+"""Wall time of the test tiers: the inner loop (`pytest -m "not slow"`) and the whole suite.
+
+Run:  python bench/test_tiers.py [--repeat N] [--json FILE] [--check]
+
+Each round runs, in fresh processes from the checkout, `python -c pass` (the reference), the fast
+tier and the whole suite, interleaved; pytest runs as configured in pyproject.toml (pytest-xdist
+across every core). Reported: medians and the ratio of the whole suite to the fast tier. A round
+whose pytest fails is reported and fails the check: a budget of a failing suite means nothing.
+
+Budgets (docs/architecture.md): the fast tier <= 90 s, the whole suite <= 6 min on the 2-core
+development machine. The exit code is 0 unless --check is given and a budget fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _benchlib import REPO, machine, median_ms, spread_ms, table, verdict, write_json
+
+BUDGET_FAST_S = 90.0
+BUDGET_FULL_S = 360.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=3, help="measured rounds (default 3, about 7 min)")
+    p.add_argument("--json", dest="json_path")
+    p.add_argument("--check", action="store_true", help="exit 1 when a budget fails")
+    args = p.parse_args(argv)
+
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    commands = {
+        "python": [sys.executable, "-c", "pass"],
+        "fast tier": [*pytest, "-m", "not slow"],
+        "whole suite": pytest,
+    }
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    failures: list[str] = []
+    for _ in range(args.repeat):
+        for name, command in commands.items():
+            start = time.perf_counter()
+            run = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+            samples[name].append(time.perf_counter() - start)
+            if run.returncode:
+                failures.append(f"{name}: exit {run.returncode}\n{run.stdout[-2000:]}")
+
+    med = {name: median_ms(v) / 1000 for name, v in samples.items()}
+    rows = []
+    for name, v in samples.items():
+        lo, hi = spread_ms(v)
+        rows.append([name, med[name], lo / 1000, hi / 1000])
+    print(f"{args.repeat} interleaved rounds, cores: {os.cpu_count()}\n")
+    print(table(["command", "median s", "min s", "max s"], rows))
+    checks = {
+        f"fast tier <= {BUDGET_FAST_S:.0f} s": med["fast tier"] <= BUDGET_FAST_S,
+        f"whole suite <= {BUDGET_FULL_S:.0f} s": med["whole suite"] <= BUDGET_FULL_S,
+        "every run passed": not failures,
+    }
+    print(f"\nwhole suite / fast tier: {med['whole suite'] / med['fast tier']:.1f}x")
+    for name, ok in checks.items():
+        print(f"{name}: {verdict(ok)}")
+    for failure in failures:
+        print(f"\nFAILED {failure}")
+    ok = all(checks.values())
+    write_json(
+        args.json_path,
+        {
+            "benchmark": "test_tiers",
+            "machine": machine(),
+            "repeat": args.repeat,
+            "median_s": med,
+            "samples_s": samples,
+            "checks": checks,
+            "pass": ok,
+        },
+    )
+    return 1 if args.check and not ok else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
