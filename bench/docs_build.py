@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--write-docs", action="store_true", help="write the figure into docs/about.md")
     args = p.parse_args(argv)
 
+    from rlcat.cli import command_tree
     from rlcat.docsite.build import build_site
     from rlcat.docsite.generate import generate, stale_files
 
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def one_round(i: int) -> tuple[float, float, float]:
             t0 = time.perf_counter()
-            files = generate(REPO)
+            files = generate(REPO, command_tree())
             changed, extra = stale_files(REPO, files)
             t1 = time.perf_counter()
             out = tmp / f"site{i}"

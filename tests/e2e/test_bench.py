@@ -1,0 +1,39 @@
+"""The benchmark scripts still run against the code as it is (a smoke run each, with the smallest
+settings). Their figures are not judged here: budgets are checked by the scripts, on purpose, by
+whoever measures (bench/README.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+# (script, the smallest arguments that still exercise every step)
+SMOKE_RUNS = [
+    ("cold_compile.py", ["--repeat", "1"]),
+    ("compile_all.py", ["--repeat", "1"]),
+    ("matrix.py", ["--repeat", "1"]),
+    ("validate_many.py", ["--files", "20", "--repeat", "1", "--no-process"]),
+    ("docs_build.py", ["--repeat", "1"]),
+]
+
+
+@pytest.mark.parametrize(("script", "args"), SMOKE_RUNS, ids=[s for s, _ in SMOKE_RUNS])
+def test_benchmark_runs(tmp_path: Path, script: str, args: list[str]) -> None:
+    results = tmp_path / "results.json"
+    run = subprocess.run(
+        [sys.executable, str(REPO / "bench" / script), *args, "--json", str(results)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    data = json.loads(results.read_text(encoding="utf-8"))
+    assert "pass" in data, sorted(data)
+    assert data["machine"], "every result says what it was measured on"
