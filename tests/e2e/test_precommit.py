@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlcat.dev import wheelhouse as devdata
+from rlcat.dev import wheelhouse
 
 from conftest import REPO
 
@@ -112,10 +112,10 @@ def _pre_commit(root: Path, env: dict[str, str], *args: str) -> subprocess.Compl
 
 
 def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
-    wheelhouse = devdata.wheelhouse_dir()
-    if not devdata.is_complete(wheelhouse):
+    wheels = wheelhouse.wheelhouse_dir()
+    if not wheelhouse.is_complete(wheels):
         pytest.skip(
-            f"the wheelhouse for the offline hook install is not fetched ({wheelhouse}): "
+            f"the wheelhouse for the offline hook install is not fetched ({wheels}): "
             "run `rlcat dev fetch-verl` once, with network"
         )
     probe = subprocess.run(
@@ -129,7 +129,7 @@ def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
     env = _env(
         PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
         PIP_NO_INDEX="1",
-        PIP_FIND_LINKS=str(wheelhouse),
+        PIP_FIND_LINKS=str(wheels),
         PIP_CONFIG_FILE=os.devnull,  # no pip.conf: its index or options must not matter
         PIP_DISABLE_PIP_VERSION_CHECK="1",
         PIP_CACHE_DIR=str(tmp_path / "pip-cache"),
@@ -159,13 +159,13 @@ def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
 
 
 def test_requirements_cover_the_build_and_the_runtime() -> None:
-    reqs = devdata.requirements()
+    reqs = wheelhouse.requirements()
     assert "hatchling>=1.25" in reqs
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    assert 'requires = ["hatchling>=1.25"]' in pyproject, "keep devdata.BUILD_REQUIREMENTS in step"
-    parsed = devdata.dependencies_from_text(pyproject)
+    assert 'requires = ["hatchling>=1.25"]' in pyproject, "keep wheelhouse.BUILD_REQUIREMENTS in step"
+    parsed = wheelhouse.dependencies_from_text(pyproject)
     assert parsed and {"pydantic", "PyYAML", "typer"} <= {r.split(">")[0].split("=")[0] for r in parsed}
-    assert [r for r in reqs if r not in devdata.BUILD_REQUIREMENTS] == parsed
+    assert [r for r in reqs if r not in wheelhouse.BUILD_REQUIREMENTS] == parsed
     if sys.version_info >= (3, 11):
         import tomllib
 
@@ -182,7 +182,7 @@ def test_dependencies_parser_without_tomllib() -> None:
         "]\n"
         '[tool.x]\ndependencies = ["z"]\n'
     )
-    assert devdata.dependencies_from_text(text) == ["a[b]>=1", 'c; python_version < "3.11"', "d"]
+    assert wheelhouse.dependencies_from_text(text) == ["a[b]>=1", 'c; python_version < "3.11"', "d"]
 
 
 def test_hook_files_pattern_matches_recipes_and_catalog_entries_only() -> None:

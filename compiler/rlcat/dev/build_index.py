@@ -1,12 +1,12 @@
 """Generate the verl key index (``schemas/verl/<version>/*.json``) from real release config trees.
 
 For each verl release and each entry config rlcat targets, the generator composes the config with
-Hydra (see :mod:`rlcat.verl.compose`) and records every leaf key with its default and type, the
+Hydra (see :mod:`rlcat.dev.compose`) and records every leaf key with its default and type, the
 dicts that accept new keys ("open" dicts) and the config groups with their options. The compile
 path reads these files instead of composing, so it never needs Hydra or a verl tree; the freshness
 test regenerates them in memory and compares bytes.
 
-Run ``python -m rlcat.verl.build_index`` to regenerate, ``--check`` to verify (exit status 1 and a
+Run ``python -m rlcat.dev.build_index`` to regenerate, ``--check`` to verify (exit status 1 and a
 diff summary when stale).
 """
 
@@ -32,7 +32,7 @@ FORMAT = 1
 _DESCRIPTION = "Generate (or --check) rlcat's verl key index from fetched verl release trees."
 
 #: The command that regenerates the index (printed when the check fails).
-REGENERATE_COMMAND = "rlcat dev verl-index  (or: python -m rlcat.verl.build_index)"
+REGENERATE_COMMAND = "rlcat dev verl-index  (or: python -m rlcat.dev.build_index)"
 
 #: Entry configs indexed for every release, in manifest order.
 BASE_ENTRIES: tuple[str, ...] = (
@@ -400,7 +400,7 @@ def build(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry: regenerate the index, or with ``--check`` verify it (exit 1 if stale)."""
-    parser = argparse.ArgumentParser(prog="python -m rlcat.verl.build_index", description=_DESCRIPTION)
+    parser = argparse.ArgumentParser(prog="python -m rlcat.dev.build_index", description=_DESCRIPTION)
     parser.add_argument("--check", action="store_true", help="verify the committed index, write nothing")
     parser.add_argument("--out", type=Path, default=None, help="index folder (default: <repo>/schemas/verl)")
     parser.add_argument(
