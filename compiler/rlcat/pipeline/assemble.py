@@ -1,4 +1,7 @@
-"""The compile pipeline: load → resolve → lower → platform → check, as pure steps over typed values."""
+"""A compile from request to checked plan: load and resolve the recipe, lower it once per layer
+(recipe, its platform block, --set) with the platform profile between, put --override on top, run
+the guards and apply their fixes, check every key against the release's key index.
+docs/architecture.md says why the layers are lowered apart."""
 
 from __future__ import annotations
 
