@@ -50,18 +50,25 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC006": ("file is not valid UTF-8 text", Severity.ERROR),
     "RLC007": ("document too large or too deep", Severity.ERROR),
     "RLC008": ("empty file", Severity.ERROR),
+    "RLC009": ("text that reads differently than it shows", Severity.ERROR),
+    "RLC010": ("YAML 1.1 value that YAML 1.2 reads differently", Severity.ERROR),
+    "RLC011": ("link or file outside the folder", Severity.ERROR),
+    "RLC012": ("not a regular file", Severity.ERROR),
     # 1xx: schema
     "RLC101": ("unknown field", Severity.ERROR),
     "RLC102": ("wrong type", Severity.ERROR),
     "RLC103": ("invalid value", Severity.ERROR),
     "RLC104": ("missing field", Severity.ERROR),
     "RLC105": ("bad command-line setting", Severity.ERROR),
+    "RLC106": ("output not written", Severity.ERROR),
     # 2xx: references
     "RLC201": ("unknown recipe", Severity.ERROR),
     "RLC202": ("unknown catalog entry", Severity.ERROR),
     "RLC203": ("extends cycle", Severity.ERROR),
     "RLC204": ("unknown platform", Severity.ERROR),
     "RLC205": ("axis value not allowed by the recipe", Severity.ERROR),
+    "RLC206": ("entry replaces a built-in one", Severity.WARNING),
+    "RLC207": ("two entries with one name", Severity.ERROR),
     # 3xx: lowering / compile
     "RLC301": ("invalid combination", Severity.ERROR),
     "RLC302": ("GPU layout does not fit", Severity.ERROR),
@@ -73,6 +80,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC403": ("key absent from this verl release, left out", Severity.INFO),
     "RLC404": ("key index missing for this verl release", Severity.ERROR),
     "RLC405": ("value cannot be written as a Hydra override", Severity.ERROR),
+    "RLC406": ("key not valid in Hydra's override grammar", Severity.ERROR),
+    "RLC407": ("live interpolation in a value", Severity.ERROR),
 }
 
 
@@ -166,8 +175,8 @@ class RlcatError(Exception):
 
 
 def is_guard_code(code: str) -> bool:
-    """RLC5xx-RLC8xx: findings of the known-issue guards."""
-    return len(code) == 6 and code.startswith("RLC") and code[3] in "5678"
+    """RLC5xx-RLC9xx: findings of the guards (RLC9xx: security)."""
+    return len(code) == 6 and code.startswith("RLC") and code[3] in "56789"
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

@@ -44,7 +44,7 @@ class Cell:
 
     @property
     def guards(self) -> list[Diagnostic]:
-        """Guard findings (RLC5xx-8xx), in the order the compile reported them."""
+        """Guard findings (RLC5xx-9xx), in the order the compile reported them."""
         return [d for d in self.diagnostics if is_guard_code(d.code)]
 
     @property

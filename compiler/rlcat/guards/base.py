@@ -20,7 +20,7 @@ from rlcat.pipeline.plan import Plan
 from rlcat.pipeline.platform import allows
 from rlcat.verl.index import KeyIndex
 
-ID_PATTERN = re.compile(r"^RLC[5-8]\d\d$")
+ID_PATTERN = re.compile(r"^RLC[5-9]\d\d$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 # The sections every guard's docs must have (a meta-test checks them).
 DOC_SECTIONS = ("**Why**", "**Bad**", "**Good**")
@@ -191,7 +191,7 @@ def register(cls: G) -> G:
         if not getattr(cls, attr, None):
             raise TypeError(f"guard {cls.__name__} has no {attr}")
     if not ID_PATTERN.match(cls.id):
-        raise TypeError(f"guard {cls.__name__}: id {cls.id!r} is not RLC5xx-RLC8xx")
+        raise TypeError(f"guard {cls.__name__}: id {cls.id!r} is not RLC5xx-RLC9xx")
     if not NAME_PATTERN.match(cls.name):
         raise TypeError(f"guard {cls.__name__}: name {cls.name!r} is not snake_case")
     if cls.id in REGISTRY:

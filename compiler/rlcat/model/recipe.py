@@ -252,7 +252,7 @@ class Recipe(Strict):
         default={}, description="Per-platform adjustments: a partial recipe merged over this one"
     )
     env: dict[EnvName, str] = Field(default_factory=dict)
-    allow: dict[Annotated[str, StringConstraints(pattern=r"^RLC[5-8][0-9][0-9]$")], str] = Field(
+    allow: dict[Annotated[str, StringConstraints(pattern=r"^RLC[5-9][0-9][0-9]$")], str] = Field(
         default={}, description="Guards this recipe silences, each with the reason"
     )
     overrides: dict[VerlKey, Any] = Field(
