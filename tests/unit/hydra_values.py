@@ -7,6 +7,7 @@ from typing import Any
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hypothesis import strategies as st
+from omegaconf import OmegaConf
 
 HYDRA = OverridesParser.create()
 
@@ -14,6 +15,13 @@ HYDRA = OverridesParser.create()
 def hydra(text: str) -> Any:
     """What Hydra's real parser makes of `k=<text>`."""
     return HYDRA.parse_override("k=" + text).value()
+
+
+def verl_reads(text: str) -> Any:
+    """What verl ends up with for `k=<text>`: Hydra's parse, then OmegaConf's resolution of the
+    composed config (verl resolves its config before using it)."""
+    config = OmegaConf.create({"k": hydra(text)})
+    return OmegaConf.to_container(config, resolve=True)["k"]
 
 
 def same(a: Any, b: Any) -> bool:
@@ -31,10 +39,12 @@ def same(a: Any, b: Any) -> bool:
 
 
 # characters that mean something in Hydra's override grammar, and some that are merely unusual
-SPECIAL_CHARS = list(" '\",=$@{}[]()\\:/.-+#*~%&|!?<>;`^\t\n\r\x00\x1f\u00a0\u2028é日🙂")
+SPECIAL_CHARS = list(" '\",=$@{}[]()\\:/.-+#*~%&|!?<>;`^\t\n\r\x00\x1f\x1b\x7f\x85\u00a0\u2028\u202eé日🙂")
 FRAGMENTS = ["", "${", "${x}", "${oc.env:HOME}", "\\${x}", "}", "\\", "\\\\", "'", '"', "null", "NULL"]
 FRAGMENTS += ["true", "True", "false", "inf", "-inf", "+inf", "nan", "NaN", "1", "-1", "1.5", "1e5"]
 FRAGMENTS += ["1_000", "0x10", "a", "vllm", "Qwen/Qwen3-8B", "a:b", "a=b", "a,b", "[]", "{}"]
+# what YAML block scalars (`|`, `>`) give: several lines, a final newline, indentation kept
+FRAGMENTS += ["line one\nline two\n", "\n", "  indented\n", "a\n\n", "\\${x}", "${oc.env:SECRET}"]
 strings = st.one_of(
     st.text(),
     st.lists(

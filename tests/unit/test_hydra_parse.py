@@ -22,7 +22,7 @@ from hydra.errors import HydraException
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from rlcat.emit.hydra_value import HydraValueError, UnrenderableValue, parse, render
+from rlcat.emit.hydra_value import HydraValueError, UnrenderableValue, as_config_value, parse, render
 
 from hydra_values import hydra, same
 from hydra_values import values as hydra_values
@@ -291,7 +291,7 @@ def test_parse_inverts_render(value: Any) -> None:
         event("render refused the value")
         return
     back = parse(text)
-    assert same(back, value), f"{value!r} rendered as {text!r} parses back as {back!r}"
+    assert same(back, as_config_value(value)), f"{value!r} rendered as {text!r} parses back as {back!r}"
 
 
 # --- parse agrees with Hydra on generated override texts -----------------------------------------

@@ -1,14 +1,14 @@
-"""`rlcat.emit.hydra_value.render`: every rendered value parses back through Hydra's own override parser.
+r"""`rlcat.emit.hydra_value.render`: every rendered value reaches verl as the same value.
 
 The property test builds values from strings (with every character Hydra's grammar gives a meaning
-to), ints, floats, bools, None and nested lists and mappings, renders them, parses `k=<text>` with
-`OverridesParser` and requires the same value with the same types back (True must not come back
-as 1, "1" must not come back as 1, "null" must not come back as None).
+to, control characters, line breaks as block scalars give them, and interpolation text), ints,
+floats, bools, None and nested lists and mappings, renders them, parses `k=<text>` with Hydra's
+`OverridesParser`, resolves the result with OmegaConf as verl does, and requires the same value
+with the same types back (True must not come back as 1, "1" must not come back as 1, "null" must
+not come back as None, "${x}" must not come back as the value of x).
 
-Strings holding `${...}` are NOT excluded: Hydra's override parser keeps quoted text verbatim (it
-only removes the quote escapes) and leaves interpolations to OmegaConf when the config is
-composed. So "${oc.env:HOME}/data" round-trips the parser unchanged, which is what rlcat relies on
-when it writes interpolations on purpose; `test_interpolations_are_kept_verbatim` shows it.
+Strings holding `${...}` are data: render escapes them (`\${`), so Hydra keeps the escape and
+OmegaConf reads the text literally. Only an `Interpolation` is written as it is, live.
 
 Mapping keys are identifiers, because Hydra's grammar has no quoted keys. Identifiers that Hydra
 reads as another type (`null`, `true`, `inf`, `nan`, ... in any case) cannot be written as string
@@ -26,9 +26,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlcat.emit.hydra_value import UnrenderableValue, render
+from rlcat.emit.hydra_value import Interpolation, UnrenderableValue, as_config_value, render
 
-from hydra_values import hydra, same, strings
+from hydra_values import hydra, same, strings, verl_reads
 from hydra_values import values as hydra_values
 
 # identifiers Hydra's lexer reads as null, a bool or a float (its NULL/BOOL/FLOAT tokens are
@@ -63,8 +63,10 @@ def test_render_round_trips_through_hydra(value: Any) -> None:
             render(value)
         return
     text = render(value)
-    back = hydra(text)
-    assert same(back, value), f"{value!r} rendered as {text!r} parses back as {back!r}"
+    parsed = hydra(text)
+    assert same(parsed, as_config_value(value)), f"{value!r} rendered as {text!r} parses as {parsed!r}"
+    back = verl_reads(text)
+    assert same(back, value), f"{value!r} rendered as {text!r} reaches verl as {back!r}"
 
 
 @settings(max_examples=300, deadline=None)
@@ -73,7 +75,7 @@ def test_strings_round_trip_inside_lists_and_mappings(text: str) -> None:
     """Inside a list or mapping Hydra's grammar is stricter than at the top (no bare spaces or commas)."""
     for value in ([text], [text, text], {"a": text}, {"a": [text, {"b": text}]}):
         rendered = render(value)
-        assert same(hydra(rendered), value), f"{value!r} rendered as {rendered!r}"
+        assert same(verl_reads(rendered), value), f"{value!r} rendered as {rendered!r}"
 
 
 # --- nan and infinity (not equal to themselves, so kept out of the property) ---------------------
@@ -162,11 +164,30 @@ def test_quoting(text: str, rendered: str) -> None:
     assert hydra(rendered) == text
 
 
-@pytest.mark.parametrize("text", ["${oc.env:HOME}/data/train.parquet", "${x}", "\\${x}", "${", "a${b}c${d}"])
-def test_interpolations_are_kept_verbatim(text: str) -> None:
-    """Hydra's override parser does not resolve or reject interpolations: they reach OmegaConf as written."""
-    assert hydra(render(text)) == text
-    assert hydra(render([text])) == [text]
+INTERPOLATION_TEXT = [
+    "${oc.env:HOME}/data",
+    "${x}",
+    "\\${x}",
+    "\\\\${x}",
+    "${",
+    "a${b}c${d}",
+    "$",
+    "${oc.env:SECRET}",
+]
+
+
+@pytest.mark.parametrize("text", INTERPOLATION_TEXT)
+def test_interpolation_text_reaches_verl_as_text(text: str) -> None:
+    """A string is data: whatever `${...}` it holds, verl gets the text, never a resolved value."""
+    assert verl_reads(render(text)) == text
+    assert verl_reads(render([text, {"a": text}])) == [text, {"a": text}]
+
+
+@pytest.mark.parametrize("text", ["${oc.env:HOME}/data", "${x}", "a${x}b"])
+def test_an_interpolation_is_written_live(text: str) -> None:
+    """An `Interpolation` (rlcat's own, or an --override) reaches OmegaConf as written."""
+    assert render(Interpolation(text)) == f'"{text}"'
+    assert hydra(render(Interpolation(text))) == text
 
 
 @pytest.mark.parametrize(

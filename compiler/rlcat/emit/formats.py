@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from rlcat import __version__
-from rlcat.emit.hydra_value import render
+from rlcat.emit.hydra_value import as_config_value, render
 from rlcat.pipeline.assemble import Compiled
 from rlcat.verl.check import Override
 
@@ -60,7 +60,7 @@ def to_yaml(c: Compiled) -> str:
         *parents, leaf = o.key.split(".")
         for part in parents:
             node = node.setdefault(part, {})
-        node[leaf] = o.setting.value
+        node[leaf] = as_config_value(o.setting.value)
     header = (
         f"# {c.plan.recipe} on {c.plan.platform}: verl {c.plan.verl_version}, {c.plan.entrypoint} "
         f"--config-name={c.plan.config_name}\n"

@@ -1,8 +1,13 @@
 """Render Python values in Hydra's override grammar, and parse override values back.
 
-Every rendered value must parse back through Hydra's own override parser to the same value (a
-property test checks this with generated strings). Strings are left bare only when the grammar
-reads them back unchanged as strings; everything else is quoted.
+Every rendered value must reach verl as the same value: through Hydra's own override parser, then
+OmegaConf's resolution (property tests check both with generated strings). Strings are left bare
+only when the grammar reads them back unchanged as strings; everything else is quoted.
+
+Interpolations: a string is data, so its `${` is escaped and verl receives the text, never the value
+of an environment variable or another key (`inert`). Only an `Interpolation` is written as it is:
+rlcat's own (a dataset path under `~` becomes `${oc.env:HOME}/...`) and `--override` values, which
+keep the meaning they have on verl's own command line.
 """
 
 from __future__ import annotations
@@ -17,6 +22,58 @@ from typing import Any, NoReturn
 _BARE = re.compile(r"^[A-Za-z_/][A-Za-z0-9_/.\-+@:]*\Z")
 # Bare words the grammar would read as something other than a string.
 _SPECIAL = re.compile(r"^(?:null|true|false|[+-]?(?:inf|nan))$", re.IGNORECASE)
+
+
+# A dotted key of Hydra's override grammar (OverrideLexer.g4: KEY_SPECIAL or INT_UNSIGNED segments).
+_KEY_SEGMENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_\-$]*|0|[1-9](?:_?[0-9])*")
+# `${` and the backslashes right before it: OmegaConf reads `\${` as a literal `${` and `\\${` as a
+# backslash followed by a live interpolation.
+_INTERPOLATION_START = re.compile(r"(\\*)\$\{")
+
+
+class Interpolation(str):
+    """Text that reaches verl as written, its interpolations resolved by OmegaConf at launch."""
+
+
+def inert(text: str) -> str:
+    """`text` as OmegaConf reads it literally: each `${` escaped, the backslashes before it doubled."""
+    return _INTERPOLATION_START.sub(lambda m: m.group(1) * 2 + "\\${", text)
+
+
+def holds_interpolation_syntax(value: Any) -> bool:
+    """A string (not an Interpolation) holding `${`, anywhere in `value`: text verl would have
+    resolved, which rlcat writes escaped."""
+    if isinstance(value, Interpolation):
+        return False
+    if isinstance(value, str):
+        return "${" in value
+    if isinstance(value, (list, tuple)):
+        return any(holds_interpolation_syntax(v) for v in value)
+    if isinstance(value, dict):
+        return any(holds_interpolation_syntax(v) for v in value.values())
+    return False
+
+
+def as_config_value(value: Any) -> Any:
+    """`value` as it would stand in a Hydra config file: plain types, strings escaped as `render`
+    escapes them (the yaml format writes the overrides as such a file)."""
+    if isinstance(value, str):
+        return str(value) if isinstance(value, Interpolation) else inert(value)
+    if isinstance(value, (list, tuple)):
+        return [as_config_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_config_value(v) for k, v in value.items()}
+    return value
+
+
+def key_problem(key: str) -> str | None:
+    """Why `key` is not a dotted key in Hydra's override grammar, or None when it is one."""
+    for segment in key.split("."):
+        if not _KEY_SEGMENT.fullmatch(segment):
+            return (
+                f"{segment!r} is not a key segment (letters, digits, _, - and $; not starting with a digit)"
+            )
+    return None
 
 
 class UnrenderableValue(ValueError):
@@ -38,7 +95,7 @@ def render(value: Any) -> str:
             return "inf" if value > 0 else "-inf"
         return repr(value)
     if isinstance(value, str):
-        return _string(value)
+        return _string(value if isinstance(value, Interpolation) else inert(value))
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(render(v) for v in value) + "]"
     if isinstance(value, dict):

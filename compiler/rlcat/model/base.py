@@ -23,5 +23,10 @@ class Strict(BaseModel):
     # defer_build: a model's validator is built when it first validates, so the nested models are
     # built once, inside the four documents' validators, instead of once more each on their own
     model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, populate_by_name=True, defer_build=True
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        populate_by_name=True,
+        defer_build=True,
+        allow_inf_nan=False,  # no NaN or infinite temperature, learning rate or coefficient
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
-from rlcat.emit.hydra_value import HydraValueError
+from rlcat.emit.hydra_value import HydraValueError, Interpolation
 from rlcat.emit.hydra_value import parse as parse_hydra_value
 from rlcat.guards import Context, run_guards
 from rlcat.model.platform import PlatformProfile
@@ -253,7 +253,19 @@ def _command_line_override(text: str) -> Setting:
                 )
             ]
         ) from None
-    return Setting(key.lstrip("+"), value, Origin(Layer.COMMAND_LINE, argument))
+    return Setting(key.lstrip("+"), _as_written(value), Origin(Layer.COMMAND_LINE, argument))
+
+
+def _as_written(value: Any) -> Any:
+    """Strings of an --override reach verl as the user wrote them, interpolations live: on verl's
+    own command line they would be (recipe data, by contrast, is escaped)."""
+    if isinstance(value, str):
+        return Interpolation(value)
+    if isinstance(value, list):
+        return [_as_written(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_written(v) for k, v in value.items()}
+    return value
 
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -5,8 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlcat.diagnostics import Diagnostic, Where, diag, suggestion_hint
-from rlcat.emit.hydra_value import UnrenderableValue, check_renderable
+from rlcat.diagnostics import Diagnostic, Severity, Where, diag, suggestion_hint
+from rlcat.emit.hydra_value import (
+    UnrenderableValue,
+    check_renderable,
+    holds_interpolation_syntax,
+    key_problem,
+)
 from rlcat.pipeline.plan import Plan, Setting
 from rlcat.verl.index import KeyIndex
 
@@ -57,6 +62,7 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
     """Choose each key's prefix from the index, check its type and that Hydra's grammar can write
     its value; collect findings. The text itself is written by emit."""
     out = Checked()
+    suggestions = _Suggestions(index)
     for group, option in plan.group_choices.items():
         options = index.groups.get(group, [])
         if option not in options:
@@ -69,6 +75,31 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                 )
             )
     for setting in plan.active_overrides():
+        bad_key = key_problem(setting.key)
+        if bad_key is not None:
+            out.diagnostics.append(
+                diag(
+                    "RLC406",
+                    f"'{setting.key}' cannot be written as a Hydra override key: {bad_key}",
+                    key=setting.key,
+                    hint="a key inside an open dict must be a plain name; rename it",
+                    **_where(setting),
+                )
+            )
+            continue
+        if holds_interpolation_syntax(setting.value):
+            out.diagnostics.append(
+                diag(
+                    "RLC407",
+                    f"'{setting.key}' holds `${{...}}`: rlcat writes it escaped, so verl receives "
+                    "the text, not an interpolation",
+                    severity=Severity.WARNING,
+                    key=setting.key,
+                    hint="recipe and catalog data is never resolved by OmegaConf; to ask verl for a "
+                    "live interpolation, give it on the command line: --override KEY='${...}'",
+                    **_where(setting),
+                )
+            )
         key = index.name_of(setting.key, setting.alternatives)
         if key is None:
             where = _where(setting)
@@ -92,7 +123,7 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                         "RLC401",
                         f"verl {index.verl_version} ({index.config_name}) has no key '{setting.key}'",
                         key=setting.key,
-                        hint=suggestion_hint(setting.key, index.keys),
+                        hint=suggestions.hint(setting.key),
                         **where,
                     )
                 )
@@ -120,6 +151,23 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
             continue
         out.overrides.append(Override(prefix, key, setting))
     return out
+
+
+class _Suggestions:
+    """Did-you-mean hints for unknown keys, bounded: a plan with thousands of unknown keys costs a
+    scan of the index for the first few only (each scan compares against every key)."""
+
+    LIMIT = 20
+
+    def __init__(self, index: KeyIndex) -> None:
+        self.keys = tuple(sorted(index.keys))
+        self.given = 0
+
+    def hint(self, key: str) -> str | None:
+        self.given += 1
+        if self.given > self.LIMIT:
+            return None
+        return suggestion_hint(key, self.keys)
 
 
 def _where(setting: Setting) -> Where:

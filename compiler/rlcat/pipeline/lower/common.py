@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlcat.emit.hydra_value import Interpolation, inert
 from rlcat.pipeline.lower.context import Lowering
 
 ARF = "actor_rollout_ref"
@@ -16,8 +17,11 @@ def _files(files: list[str]) -> str | list[str]:
 
 def _home(path: str) -> str:
     """`~/x` → `${oc.env:HOME}/x`: verl opens data files as given and never expands `~`, while
-    OmegaConf resolves the interpolation to the launching user's home when verl resolves its config."""
-    return "${oc.env:HOME}" + path[1:] if path == "~" or path.startswith("~/") else path
+    OmegaConf resolves the interpolation to the launching user's home when verl resolves its config.
+    The rest of the path stays data (its own `${` escaped)."""
+    if path == "~" or path.startswith("~/"):
+        return Interpolation("${oc.env:HOME}" + inert(path[1:]))
+    return path
 
 
 def flatten(prefix: str, mapping: dict[str, Any]) -> list[tuple[str, Any]]:

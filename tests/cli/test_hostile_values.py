@@ -1,0 +1,164 @@
+"""Values that would break or change at launch: keys Hydra cannot read inside open dicts, `${...}`
+interpolation text, non-finite numbers. Each is refused with a diagnostic, or written so that verl
+receives exactly the text the recipe holds (tests/verl/test_hostile_compose.py composes them with
+real verl trees)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, Result
+
+Run = Callable[..., Result]
+PARENT = "gsm8k_qwen3_8b_fsdp"
+
+
+def child_recipe(tmp_path: Path, body: str, name: str = "hostile", parent: str = PARENT) -> Path:
+    """A recipe in a user catalog folder that extends a shipped one and adds `body` (YAML)."""
+    path = tmp_path / "recipes" / f"{name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"name: {name}\nextends: {parent}\nsummary: hostile values\n{body}", encoding="utf-8")
+    return path
+
+
+def errors_of(result: Result, code: str) -> list[str]:
+    return [line for line in result.err.splitlines() if f" {code} error: " in line]
+
+
+# (id, where the key goes in the recipe, the key as YAML writes it)
+# fmt: off
+BAD_KEYS = [
+    ("equals", "actor:\n  model_override_config:\n    'a=b': 1\n", "a=b"),
+    ("space", "actor:\n  model_override_config:\n    'a b': 1\n", "a b"),
+    ("colon", "actor:\n  model_override_config:\n    'x:y': 1\n", "x:y"),
+    ("empty", "actor:\n  model_override_config:\n    '': 1\n", ""),
+    ("newline", "actor:\n  model_override_config:\n    \"a\\nb\": 1\n", "a\\nb"),
+    ("global-package", "actor:\n  model_override_config:\n    '@_global_': 1\n", "@_global_"),
+    ("nul", "actor:\n  model_override_config:\n    \"a\\0b\": 1\n", "a\\x00b"),
+    ("leading-digit", "actor:\n  model_override_config:\n    '1st': 1\n", "1st"),
+    ("engine-kwargs", "rollout:\n  engine_kwargs:\n    vllm:\n      'swap space': 4\n", "swap space"),
+]
+MEGATRON_PARENT = "gsm8k_qwen3_8b_megatron"
+# fmt: on
+
+
+@pytest.mark.parametrize(("body", "shown"), [c[1:] for c in BAD_KEYS], ids=[c[0] for c in BAD_KEYS])
+def test_keys_hydra_cannot_read_are_refused(rlcat: Run, tmp_path: Path, body: str, shown: str) -> None:
+    path = child_recipe(tmp_path, body)
+    error = assert_refused(rlcat, tmp_path, path)
+    assert f"'{shown}' is not a key segment" in error, error
+
+
+def test_transformer_config_keys_are_checked_too(rlcat: Run, tmp_path: Path) -> None:
+    body = "actor:\n  megatron:\n    override_transformer_config:\n      'a/b': 1\n"
+    assert_refused(rlcat, tmp_path, child_recipe(tmp_path, body, parent=MEGATRON_PARENT))
+
+
+def assert_refused(rlcat: Run, tmp_path: Path, path: Path) -> str:
+    """Compile and validate both refuse the recipe with RLC406 at its file; the compile's error line."""
+    compiled = rlcat("compile", str(path), "--format", "shell", "-o", str(tmp_path / "launch.sh"))
+    assert compiled.code == 2
+    assert not (tmp_path / "launch.sh").exists()
+    errors = errors_of(compiled, "RLC406")
+    assert errors, compiled.err
+    assert errors[0].startswith(f"recipes/{path.name}:") or str(path) in errors[0], errors[0]
+    assert "\x00" not in compiled.err and "\n" not in errors[0]
+    report = rlcat("validate", str(path), "--format", "json")
+    assert report.code == 1
+    assert any(d["code"] == "RLC406" for d in json.loads(report.out)["diagnostics"])
+    return errors[0]
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "actor_rollout_ref.model.override_config.a b=1",
+        "actor_rollout_ref.model.override_config.@_global_=1",
+        "actor_rollout_ref.model.override_config.x:y=1",
+    ],
+    ids=["space", "package", "colon"],
+)
+def test_override_keys_hydra_cannot_read_are_refused(rlcat: Run, override: str) -> None:
+    result = rlcat("compile", PARENT, "--override", override)
+    assert result.code == 2
+    assert result.out == ""
+    errors = errors_of(result, "RLC406")
+    assert errors and errors[0].startswith(f"--override {override} RLC406"), result.err
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["${oc.env:SECRET}", "run-${oc.decode:'123'}", "${trainer.project_name}", "a \\${x}", "${"],
+    ids=["env-secret", "decode", "reference", "escaped", "unclosed"],
+)
+def test_interpolation_text_in_a_recipe_is_written_escaped(rlcat: Run, tmp_path: Path, text: str) -> None:
+    body = f"trainer:\n  experiment: {json.dumps(text)}\n"
+    path = child_recipe(tmp_path, body)
+    result = rlcat("compile", str(path), "--format", "json")
+    assert result.code == 0, result.err
+    warnings = [line for line in result.err.splitlines() if " RLC407 warning: " in line]
+    assert warnings and "trainer.experiment_name" in warnings[0]
+    overrides = json.loads(result.out)["overrides"]
+    written = next(o for o in overrides if o.startswith("trainer.experiment_name="))
+    assert "\\${" in written, written  # OmegaConf reads `\${` as the text `${`
+
+
+def test_interpolation_on_the_command_line_stays_live(rlcat: Run) -> None:
+    """The operator's own --override keeps the meaning it has on verl's command line."""
+    result = rlcat(
+        "compile", PARENT, "--format", "json", "--override", "trainer.experiment_name=${oc.env:USER}"
+    )
+    assert result.code == 0, result.err
+    assert 'trainer.experiment_name="${oc.env:USER}"' in json.loads(result.out)["overrides"]
+    assert "RLC407" not in result.err
+
+
+def test_dataset_paths_under_home_stay_live_and_the_rest_is_data(rlcat: Run, tmp_path: Path) -> None:
+    dataset = tmp_path / "catalog" / "datasets" / "hostile_data.yaml"
+    dataset.parent.mkdir(parents=True)
+    shipped = (REPO / "catalog" / "datasets" / "gsm8k.yaml").read_text(encoding="utf-8")
+    hostile = shipped.replace("name: gsm8k", "name: hostile_data").replace(
+        "train_files: [~/data/gsm8k/train.parquet]", "train_files: ['~/data/${oc.env:SECRET}.parquet']"
+    )
+    assert hostile != shipped
+    dataset.write_text(hostile, encoding="utf-8")
+    path = child_recipe(tmp_path, "dataset: hostile_data\n")
+    result = rlcat("compile", str(path), "--format", "json", "--catalog", str(tmp_path))
+    assert result.code == 0, result.err
+    overrides = json.loads(result.out)["overrides"]
+    train = next(o for o in overrides if o.startswith("data.train_files="))
+    assert "${oc.env:HOME}/data/\\${oc.env:SECRET}.parquet" in train, train
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ("rollout:\n  temperature: .nan\n", "rollout.temperature"),
+        ("rollout:\n  temperature: .inf\n", "rollout.temperature"),
+        ("rollout:\n  top_p: -.inf\n", "rollout.top_p"),
+        ("actor:\n  optim:\n    lr: .nan\n", "actor.optim.lr"),
+        ("rollout:\n  val:\n    temperature: .NaN\n", "rollout.val.temperature"),
+    ],
+    ids=["nan-temperature", "inf-temperature", "negative-inf-top-p", "nan-lr", "nan-val-temperature"],
+)
+def test_non_finite_numbers_are_refused(rlcat: Run, tmp_path: Path, body: str, key: str) -> None:
+    path = child_recipe(tmp_path, body)
+    result = rlcat("compile", str(path))
+    assert result.code == 2
+    errors = errors_of(result, "RLC103")
+    assert errors and errors[0].endswith(f"[{key}]"), result.err
+    set_result = rlcat("compile", PARENT, "--set", f"{key}=.nan")
+    assert set_result.code == 2
+    assert f"--set {key}=.nan RLC103 error" in set_result.err
+
+
+def test_a_string_ending_in_a_newline_is_quoted(rlcat: Run, tmp_path: Path) -> None:
+    path = child_recipe(tmp_path, 'trainer:\n  experiment: "run\\n"\n')
+    result = rlcat("compile", str(path), "--format", "json")
+    assert result.code == 0, result.err
+    overrides = json.loads(result.out)["overrides"]
+    assert 'trainer.experiment_name="run\n"' in overrides
