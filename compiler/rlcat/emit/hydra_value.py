@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 # Characters Hydra's lexer accepts in an unquoted value (ID chars plus UNQUOTED_CHAR and ':'),
@@ -35,6 +36,11 @@ class Interpolation(str):
     """Text that reaches verl as written, its interpolations resolved by OmegaConf at launch."""
 
 
+class RequestedInterpolation(Interpolation):
+    """An interpolation recipe data asks for with the `!interp` tag: live, and reported (RLC407)
+    so that a reviewer sees what verl will resolve at launch."""
+
+
 def inert(text: str) -> str:
     """`text` as OmegaConf reads it literally: each `${` escaped, the backslashes before it doubled."""
     return _INTERPOLATION_START.sub(lambda m: m.group(1) * 2 + "\\${", text)
@@ -43,14 +49,21 @@ def inert(text: str) -> str:
 def holds_interpolation_syntax(value: Any) -> bool:
     """A string (not an Interpolation) holding `${`, anywhere in `value`: text verl would have
     resolved, which rlcat writes escaped."""
-    if isinstance(value, Interpolation):
-        return False
+    return _any_string(value, lambda s: not isinstance(s, Interpolation) and "${" in s)
+
+
+def holds_requested_interpolation(value: Any) -> bool:
+    """An interpolation asked for with `!interp`, anywhere in `value`."""
+    return _any_string(value, lambda s: isinstance(s, RequestedInterpolation))
+
+
+def _any_string(value: Any, test: Callable[[str], bool]) -> bool:
     if isinstance(value, str):
-        return "${" in value
+        return test(value)
     if isinstance(value, (list, tuple)):
-        return any(holds_interpolation_syntax(v) for v in value)
+        return any(_any_string(v, test) for v in value)
     if isinstance(value, dict):
-        return any(holds_interpolation_syntax(v) for v in value.values())
+        return any(_any_string(v, test) for v in value.values())
     return False
 
 

@@ -10,6 +10,7 @@ from rlcat.emit.hydra_value import (
     UnrenderableValue,
     check_renderable,
     holds_interpolation_syntax,
+    holds_requested_interpolation,
     key_problem,
 )
 from rlcat.pipeline.plan import Plan, Setting
@@ -97,6 +98,18 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                     key=setting.key,
                     hint="recipe and catalog data is never resolved by OmegaConf; to ask verl for a "
                     "live interpolation, give it on the command line: --override KEY='${...}'",
+                    **_where(setting),
+                )
+            )
+        if holds_requested_interpolation(setting.value):
+            out.diagnostics.append(
+                diag(
+                    "RLC407",
+                    f"'{setting.key}' holds an interpolation asked for with !interp: verl resolves it "
+                    "at launch (environment variables and other keys included)",
+                    severity=Severity.WARNING,
+                    key=setting.key,
+                    hint="review what it reads; validate --strict refuses it",
                     **_where(setting),
                 )
             )
