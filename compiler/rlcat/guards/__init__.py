@@ -1,7 +1,8 @@
 """Known-issue guards: run every registered guard that applies, return the fixes, report findings.
 
 Families (one folder each): RLC5xx platform known issues, RLC6xx model known issues, RLC7xx
-configuration invariants, RLC8xx differences between verl releases. A guard is one module in its
+configuration invariants, RLC8xx differences between verl releases, RLC9xx security (what a pull
+request could make a launch run). A guard is one module in its
 family's folder; every module there is imported below, which registers its guard.
 """
 
@@ -60,8 +61,11 @@ def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> 
             if finding.key:
                 report.keys.add(finding.key)
             origin = Origin(Layer.GUARD, f"guard {guard_id} {cls.name}", reason=cls.title)
-            # point at whoever set the key: a file position, or the command-line argument
-            setter = ctx.setter(finding.key) if finding.key else None
+            # point at whoever set the key or variable: a file position, or the command-line argument
+            if finding.key:
+                setter = ctx.setter(finding.key)
+            else:
+                setter = ctx.env_setter(finding.env) if finding.env else None
             o = setter.origin if setter is not None else None
             report.fixes += [(Setting(key, value, origin), False) for key, value in finding.fix.items()]
             report.fixes += [(Setting(name, value, origin), True) for name, value in finding.fix_env.items()]
@@ -75,7 +79,7 @@ def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> 
                     file=o.file if o and o.file else (None if o and o.argument() else recipe_file),
                     line=o.line if o else None,
                     col=o.col if o else None,
-                    key=finding.key,
+                    key=finding.key or (f"env.{finding.env}" if finding.env else None),
                     hint=finding.hint,
                     argument=o.argument() if o else None,
                 )

@@ -123,6 +123,11 @@ class Context:
         history = self.plan.overrides.get(key)
         return None if history is None or history.removed else history.final
 
+    def env_setter(self, name: str) -> Any:
+        """The Setting in force for an environment variable of the plan, or None."""
+        history = self.plan.env.get(name)
+        return None if history is None or history.removed else history.final
+
     def env(self, name: str) -> str | None:
         history = self.plan.env.get(name)
         return None if history is None or history.removed else str(history.final.value)
@@ -152,10 +157,11 @@ class Finding:
     """One problem a guard found; `fix` maps verl keys to the values that repair it."""
 
     message: str
-    key: str | None = None
+    key: str | None = None  # the verl key the finding is about
     hint: str | None = None
     fix: dict[str, Any] = field(default_factory=dict)
     fix_env: dict[str, str] = field(default_factory=dict)
+    env: str | None = None  # the environment variable the finding is about
 
 
 class Guard:
