@@ -5,7 +5,7 @@ from __future__ import annotations
 from rlcat.diagnostics import CODES, EXIT_CODES_TEXT
 from rlcat.docsite.data import Site
 from rlcat.docsite.links import ENGINE_LABELS, page, platform_anchor, rel
-from rlcat.docsite.md import anchor, code, esc, facts, fence, link, table
+from rlcat.docsite.md import anchor, code, esc, facts, fence, link, name_md, table
 from rlcat.guards import REGISTRY
 
 FAMILIES = {
@@ -136,7 +136,7 @@ def model_page(site: Site, name: str) -> str:
         )
     items.append(("trust_remote_code", "yes" if m.trust_remote_code else "no"))
     items.append(("used by", _used_by(site, here, "model", name)))
-    out = [f"# Model {name}\n", facts(items)]
+    out = [f"# Model {name_md(name)}\n", facts(items)]
     if m.notes:
         out.append(esc(m.notes) + "\n")
     out.append(f"Source: {code(f'catalog/models/{name}.yaml')}\n")
@@ -162,7 +162,7 @@ def dataset_page(site: Site, name: str) -> str:
     if d.size_hint:
         items.append(("training prompts", str(d.size_hint)))
     items.append(("used by", _used_by(site, here, "dataset", name)))
-    out = [f"# Dataset {name}\n", esc(d.summary) + ".\n", facts(items)]
+    out = [f"# Dataset {name_md(name)}\n", esc(d.summary) + ".\n", facts(items)]
     out.append("## Preparing it {#preprocessing}\n")
     out.append("In a verl checkout, this writes the parquet files named above:\n")
     out.append(fence(d.preprocessing, "bash"))

@@ -22,7 +22,7 @@ from rlcat.docsite.links import (
     platform_anchor,
     rel,
 )
-from rlcat.docsite.md import code, esc, link, table
+from rlcat.docsite.md import code, esc, link, name_md, table
 from rlcat.docsite.recipes import cell_status
 from rlcat.model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
 from rlcat.model.platform import PlatformProfile
@@ -108,12 +108,12 @@ def cell_md(mc: MatrixCell, platform: str, here: str) -> str:
 def icon_md(mc: MatrixCell, platform: str, engine: str, here: str) -> str:
     """The overview's compact form: one icon linking to the first recipe (or the profile)."""
     if not mc.status:
-        return f'[—](#{platform_anchor(platform)} "{ENGINE_LABELS[engine]}: nothing known")'
+        return link("—", f"#{platform_anchor(platform)}", f"{ENGINE_LABELS[engine]}: nothing known")
     target = _recipe_target(mc.recipes[0], platform, here) if mc.recipes else _support_target(platform, here)
     title = f"{ENGINE_LABELS[engine]}: {mc.status}" + (": " + ", ".join(mc.recipes) if mc.recipes else "")
     if mc.guards:
         title += "; guards " + ", ".join(mc.guards)
-    return f'[{STATUS_ICONS[mc.status]}]({target} "{title}")'
+    return link(STATUS_ICONS[mc.status], target, title)
 
 
 def support_table(site: Site, platform: PlatformProfile, here: str) -> str:
@@ -177,7 +177,7 @@ def matrix_page(site: Site) -> str:
         )
     out.append(table(header, rows))
     for p in platforms:
-        out.append(f"## {p.name} {{#{platform_anchor(p.name)}}}\n")
+        out.append(f"## {name_md(p.name)} {{#{platform_anchor(p.name)}}}\n")
         out.append(
             f"{esc(p.summary)}. verl {esc(p.verl_version)} — "
             f"{link('platform profile', rel(HERE, page('platform', p.name)))}.\n"

@@ -1,37 +1,110 @@
 """Small Markdown writers: escaping, code spans and fences, tables, links, content tabs.
 
-Everything the generator writes goes through these, so a value from a catalog file (which may hold
-`|`, `*`, `_` or `<`) never breaks a table or turns into markup.
+Everything the generator writes goes through these, and the escaping for each place a value can
+land lives here and nowhere else, because catalog values may come from a hostile pull request and
+the site is read by browsers:
+
+- Markdown text (`esc`): Markdown specials, HTML and emoji shortcodes escaped, and nothing that
+  starts a block (list, admonition, fence, tab) at the start of a line.
+- code spans and fences (`code`, `fence`): a fence longer than any backtick run in the value.
+- raw HTML (`breakable_code`): HTML escaped, and every character Markdown would still read
+  there (it parses the text between inline HTML tags) written as a character reference.
+- links (`link`): only http, https and relative links to the site's pages; any other target is
+  shown as text.
+
+Hidden characters (control, bidi and zero-width characters) show as their escapes (`\\u202e`), as
+rlcat's other outputs write them (`rlcat.diagnostics.printable`).
 """
 
 from __future__ import annotations
 
 import html
 import re
+import unicodedata
+import urllib.parse
 from collections.abc import Iterable, Sequence
 
+from rlcat.diagnostics import printable
+from rlcat.model.axes import NAME_PATTERN
+
 _SPECIAL = re.compile(r"([\\`*_\[\]{}>|#])")
+# pymdownx.emoji turns `:name:` into an icon (an image from a CDN for most emoji): the colon that
+# opens a shortcode becomes a character reference, so the text shows as typed.
+_SHORTCODE_COLON = re.compile(r":(?=[+\-\w]+:)")
+# What opens a block when it starts a line: a list item (`- `, `+ `, `1. `), a rule or a setext
+# underline (`---`, `===`), an admonition (`!!!`), a collapsed block (`???`), a content tab
+# (`=== "x"`), a definition (`: `) or a `~~~` fence (`--engine` opens none). Backticks, `*`, `#`,
+# `>`, `|` and `<` are escaped wherever they are.
+_BLOCK_START = re.compile(
+    r"^(?:(?P<escapable>[-+](?=\s|$)|-(?=[-\s]*$)|!)|(?P<other>[=?:~])|(?P<number>\d+)\.(?=\s|$))"
+)
+# Inside raw HTML, what Markdown still reads in the text between the tags: backslash escapes, code
+# spans, `*` and `_` emphasis, the `](` or `][` that makes a link or an image, emoji shortcodes, and
+# `|` (a table cell's end). An `_` right after a letter or a digit cannot open emphasis (Python-
+# Markdown's "smart" underscore), so the underscores of keys stay as they are. `[` and `{` alone do
+# nothing there: an attribute list needs an element right before it, and none can form.
+_HTML_ACTIVE = re.compile(r"[\\`*|]|(?<![^\W_])_|\](?=\s?[(\[])|:(?=[+\-\w]+:)")
+# `#!lang` and `:::lang` at the start of a code span are read by pymdownx.inlinehilite as its
+# language, not shown.
+_HIGHLIGHT_PREFIX = ("#!", ":::")
+SAFE_SCHEMES = ("http", "https")
+# The characters a link target keeps as they are (RFC 3986's reserved and unreserved characters,
+# without the parentheses and quotes that would end a Markdown link); the rest are percent-encoded.
+_URL_SAFE = "/:?#[]@!$&*+,;=%-._~"
+
+
+def _shown(text: object) -> str:
+    """One line of text, every hidden character written as its escape."""
+    return printable(" ".join(str(text).split("\n")))
+
+
+def _reference(match: re.Match[str]) -> str:
+    return f"&#{ord(match.group(0))};"
 
 
 def esc(text: object) -> str:
-    """Plain text for a paragraph or a table cell: Markdown specials escaped, one line."""
-    flat = " ".join(str(text).split()).replace("&", "&amp;").replace("<", "&lt;")
-    return _SPECIAL.sub(r"\\\1", flat)
+    """Plain text for a paragraph, a list item or a table cell, as one line: Markdown specials, HTML
+    and emoji shortcodes escaped, hidden characters written as escapes, and a block start (`- `,
+    `!!!`, `===`, ...) at its beginning made plain."""
+    flat = printable(" ".join(str(text).split())).replace("&", "&amp;").replace("<", "&lt;")
+    escaped = _SHORTCODE_COLON.sub(_reference, _SPECIAL.sub(r"\\\1", flat))
+    return _BLOCK_START.sub(_inert_block_start, escaped, count=1)
+
+
+def _inert_block_start(match: re.Match[str]) -> str:
+    if match.group("escapable"):
+        return "\\" + match.group("escapable")
+    if match.group("other"):
+        return _reference(match)
+    return match.group("number") + "\\."
+
+
+def name_md(name: str) -> str:
+    """An entry name (letters, digits, `_ . -`) as Markdown text: only an underscore that could open
+    emphasis is escaped, so the names people type read the same in the Markdown."""
+    if not re.fullmatch(NAME_PATTERN, name):
+        return esc(name)
+    return re.sub(r"(?<![^\W_])_", r"\\_", name)
 
 
 def code(text: object) -> str:
     """An inline code span that holds any text (a longer backtick fence when the text has backticks)."""
-    value = " ".join(str(text).split("\n"))
+    value = _shown(text)
     longest = max((len(m) for m in re.findall(r"`+", value)), default=0)
     fence = "`" * (longest + 1)
-    pad = " " if longest or value.startswith(" ") or value.endswith(" ") else ""
+    padded = longest or value.startswith((" ", *_HIGHLIGHT_PREFIX)) or value.endswith(" ")
+    pad = " " if padded else ""
     return f"{fence}{pad}{value}{pad}{fence}"
 
 
 def breakable_code(text: object, after: str = ".=") -> str:
     """Inline code for long dotted keys in narrow table columns: the browser may break the line after
-    each character of `after` (a <wbr>), never inside a name. Copying the text copies no break."""
-    value = html.escape(" ".join(str(text).split("\n")), quote=False).replace("|", "&#124;")
+    each character of `after` (a <wbr>), never inside a name. Copying the text copies no break.
+
+    The value lands in raw HTML, whose text Markdown still parses: HTML is escaped and each character
+    Markdown would read there is a character reference (it shows the same). `after` must hold no
+    letter or digit: an `_` is left as it is only when a letter or a digit is right before it."""
+    value = _HTML_ACTIVE.sub(_reference, html.escape(_shown(text), quote=False))
     for ch in after:
         value = value.replace(ch, ch + "<wbr>")
     return f"<code>{value}</code>"
@@ -39,6 +112,7 @@ def breakable_code(text: object, after: str = ".=") -> str:
 
 def fence(text: str, lang: str = "", attrs: str = "", indent: int = 0) -> str:
     """A fenced code block (longer fence when the text holds one), optionally indented for a tab."""
+    text = "\n".join(printable(line) for line in text.split("\n"))
     longest = max((len(m) for m in re.findall(r"^`{3,}", text, flags=re.M)), default=0)
     ticks = "`" * max(3, longest + 1)
     info = f"{{.{lang} {attrs}}}" if attrs else lang
@@ -60,9 +134,38 @@ def facts(items: Sequence[tuple[str, str]]) -> str:
     return "".join(f"- **{label}**: {value}\n" for label, value in items)
 
 
-def link(text: str, target: str) -> str:
-    """[text](target); `text` must already be Markdown."""
-    return f"[{text}]({target})"
+def safe_target(target: str) -> str | None:
+    """`target` written for a Markdown link, or None when a browser could open it as anything but an
+    http(s) URL or a relative link to a page of the site.
+
+    Refused: another scheme (`javascript:`, `data:`, `vbscript:`, in any case), a protocol-relative
+    or absolute path (`//host`, `/path`, `\\host`), and anything a browser would read differently
+    than it shows: whitespace or hidden characters (browsers drop tabs and newlines from a URL) and
+    character references (`java&#115;cript:`), which the HTML would decode."""
+    if (
+        not target
+        or html.unescape(target) != target
+        or "\\" in target
+        or any(ch.isspace() or unicodedata.category(ch)[0] in "CZ" for ch in target)
+    ):
+        return None
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.\-]*):", target)
+    if scheme:
+        if scheme.group(1).lower() not in SAFE_SCHEMES or not target[scheme.end() :].startswith("//"):
+            return None
+    elif target.startswith("/"):
+        return None
+    return urllib.parse.quote(target, safe=_URL_SAFE)
+
+
+def link(text: str, target: str, title: str = "") -> str:
+    """[text](target "title"); `text` must already be Markdown. A target `safe_target` refuses is
+    shown as text after the link text, not linked."""
+    href = safe_target(target)
+    if href is None:
+        return f"{text} ({esc(target)})"
+    shown_title = f' "{html.escape(printable(title))}"' if title else ""
+    return f"[{text}]({href}{shown_title})"
 
 
 def tabs(items: Sequence[tuple[str, str]]) -> str:

@@ -8,7 +8,7 @@ import shlex
 from rlcat.docsite.data import Site
 from rlcat.docsite.links import ENGINE_LABELS, page, platform_anchor, rel, tweak_anchor
 from rlcat.docsite.matrix import support_table
-from rlcat.docsite.md import code, esc, facts, fence, link, table
+from rlcat.docsite.md import code, esc, facts, fence, link, name_md, table
 from rlcat.emit.hydra_value import render_or_repr
 from rlcat.guards import REGISTRY
 from rlcat.guards.base import in_range
@@ -90,7 +90,7 @@ def platform_page(site: Site, name: str) -> str:
     here = page("platform", name)
     p = site.platforms[name]
     out = [
-        f"# Platform {name}\n",
+        f"# Platform {name_md(name)}\n",
         esc(p.summary) + ".\n",
         facts(
             [
@@ -125,7 +125,7 @@ def platform_page(site: Site, name: str) -> str:
     if p.tweaks:
         out.append("Settings the profile adds when a recipe meets the condition.\n")
         for t in p.tweaks:
-            out.append(f"### {t.id} {{#{tweak_anchor(t.id)}}}\n")
+            out.append(f"### {name_md(t.id)} {{#{tweak_anchor(t.id)}}}\n")
             out.append(f"**When** {esc(_when(t.when))}.\n")
             sets = [[code(f"{k}={render_or_repr(v)}")] for k, v in t.set.items()]
             sets += [[code(f"{k}={v}") + " (environment)"] for k, v in t.env.items()]

@@ -15,7 +15,7 @@ from rlcat.docsite.links import (
     platform_anchor,
     rel,
 )
-from rlcat.docsite.md import breakable_code, code, details, esc, fence, link, table, tabs
+from rlcat.docsite.md import breakable_code, code, details, esc, fence, link, name_md, table, tabs
 from rlcat.docsite.md import facts as md_facts
 from rlcat.emit.formats import FORMATS, override_text, override_texts
 from rlcat.emit.hydra_value import render_or_repr
@@ -169,7 +169,7 @@ def platform_diff_md(site: Site, name: str, left: str, right: str, here: str) ->
         body = (
             f"{len(rows)} differences "
             f"({code(f'rlcat diff {name} --platform {left} --against {right} --engine {engine}')}):\n\n"
-            + table(["change", "setting", f"on {left}", f"on {right}", "why"], rows)
+            + table(["change", "setting", f"on {name_md(left)}", f"on {name_md(right)}", "why"], rows)
             if rows
             else "No differences.\n"
         )
@@ -228,7 +228,7 @@ def recipe_page(site: Site, name: str) -> str:
     out = [
         # the override tables need the width more than the list of recipes (the Recipes tab has it)
         "---\nhide:\n  - navigation\n---\n",
-        f"# {name}\n",
+        f"# {name_md(name)}\n",
         esc(r.summary) + "\n",
         md_facts(facts),
         "## On every platform {#platforms}\n",
@@ -265,7 +265,7 @@ def recipe_page(site: Site, name: str) -> str:
     )
     out.append(fence(source.read_text(encoding="utf-8"), "yaml", 'linenums="1"'))
     for platform, profile in site.platforms.items():
-        out.append(f"## {platform} {{#{platform_anchor(platform)}}}\n")
+        out.append(f"## {name_md(platform)} {{#{platform_anchor(platform)}}}\n")
         out.append(
             f"{esc(profile.summary)} — {link('platform profile', rel(here, page('platform', platform)))}.\n"
         )
