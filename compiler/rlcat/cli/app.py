@@ -7,10 +7,12 @@ the console script. The commands register themselves on `app` from their own mod
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 import traceback
 from collections.abc import Callable
+from types import FrameType
 
 import typer
 
@@ -48,8 +50,44 @@ def main(argv: list[str] | None = None) -> int:
     return exit_code_of(lambda: _run_app(args))
 
 
+# 128 + SIGTERM, as a shell reports a process ended by SIGTERM; a supervisor (Slurm, Kubernetes,
+# CI) that sent it expects this, not Ctrl-C's 130. Belongs in diagnostics.ExitCode as TERMINATED.
+TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived; `run()` turns the signal into this exception. A BaseException, as
+    KeyboardInterrupt is, so that no `except Exception` stops it and every clean-up on the way out
+    runs (atomic_write removes its temporary file), as for Ctrl-C."""
+
+
 def run() -> None:
+    """The console script (`rlcat`, `python -m rlcat`): main() and what only a whole process owns,
+    its signals and its standard streams (tests call main() in-process and keep theirs)."""
+    _hold_closed_std_streams()
+    signal.signal(signal.SIGTERM, _raise_terminated)
     sys.exit(main())
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    # later SIGTERMs are ignored so that they cannot cut the clean-up short; SIGKILL still ends it
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated
+
+
+def _hold_closed_std_streams() -> None:
+    """A stream closed when rlcat starts (`rlcat ... >&-`) is None in Python, and its descriptor
+    would go to the next file rlcat opens. Hold the descriptor with /dev/null opened read-only:
+    every write to it fails (EBADF) as on a closed descriptor, so the lost output is reported as a
+    reader that went away (exit 141), and no file of rlcat's ever lands on fd 1 or 2."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        held = os.open(os.devnull, os.O_RDONLY)
+        if held != fd:
+            os.dup2(held, fd)
+            os.close(held)
+        setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115 - for the whole run
 
 
 def _run_app(args: list[str]) -> int:
@@ -67,7 +105,10 @@ def _run_app(args: list[str]) -> int:
             raise
         show()
         return int(ExitCode.INPUT)
-    # in non-standalone mode Typer hands back the code of a typer.Exit raised inside a command
+    # in non-standalone mode Typer hands back the code of a typer.Exit raised inside a command, and
+    # the 130 it makes of a Ctrl-C there (no command returns 130 itself): say that one as we do
+    if returned == ExitCode.INTERRUPTED:
+        raise KeyboardInterrupt
     return returned if isinstance(returned, int) else int(ExitCode.OK)
 
 
@@ -80,14 +121,30 @@ def exit_code_of(command: Callable[[], int | None]) -> int:
         except RlcatError as exc:
             print_diagnostics(exc.diagnostics)
             return int(exc.exit_code)
+    except RlcatError as exc:  # stderr failed while reporting (RLC106): nowhere left to say so
+        return int(exc.exit_code)
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
+        _tell("interrupted")
         return int(ExitCode.INTERRUPTED)
+    except Terminated:
+        _tell("terminated")
+        return TERMINATED
     except (BrokenPipeError, OutputClosed):
-        _quiet_closed_streams()
         return int(ExitCode.BROKEN_PIPE)
     except Exception as exc:
         return _crashed(exc)
+    finally:
+        # output a failed write left in a buffer must not fail again, unseen, at interpreter exit
+        _quiet_closed_streams()
+
+
+def _tell(text: str) -> None:
+    """A last word on stderr, if stderr still works."""
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
 
 
 def _quiet_closed_streams() -> None:
@@ -96,10 +153,14 @@ def _quiet_closed_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except OSError:
+        except (OSError, ValueError):  # ValueError: the stream was closed
             devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, stream.fileno())
-            os.close(devnull)
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError):
+                pass  # a stream without a descriptor of its own: nothing is flushed to it at exit
+            finally:
+                os.close(devnull)
 
 
 def _crashed(exc: Exception) -> int:
@@ -109,8 +170,8 @@ def _crashed(exc: Exception) -> int:
     fd, log = tempfile.mkstemp(prefix="rlcat-crash-", suffix=".log")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write("".join(traceback.format_exception(exc)))
-    sys.stderr.write(
+    _tell(
         f"rlcat: internal error: {type(exc).__name__}: {exc}\n"
-        f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it.\n"
+        f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it."
     )
     return int(ExitCode.INTERNAL)

@@ -3,6 +3,7 @@ on stderr, and output written whole or not at all."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Iterable
@@ -11,11 +12,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, TextIO, Typ
 
 import typer
 
-from rlcat.catalog import Catalog
+from rlcat.catalog import Catalog, user_roots
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.emit.formats import FORMATS
 from rlcat.emit.reporters import REPORTERS
-from rlcat.files import atomic_write
+from rlcat.files import NotARegularFile, atomic_write
 from rlcat.model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
 
 CatalogOpt = Annotated[
@@ -51,10 +52,29 @@ else:
 
 
 def catalog_for(extra: list[Path] | None) -> Catalog:
-    """The catalog with the --catalog folders (and RLCAT_PATH) in front of the built-in one."""
-    for folder in extra or []:
+    """The catalog with the --catalog folders (and RLCAT_PATH) in front of the built-in one.
+
+    Every folder named must exist: a mistyped entry would otherwise hide a catalog without a word.
+    The root of the file system is refused: every YAML file on the machine would be a recipe."""
+    named = [(folder, f"--catalog {folder}") for folder in extra or []]
+    named += [(folder, f"RLCAT_PATH entry {folder}") for folder in user_roots()]
+    for folder, source in named:
         if not folder.is_dir():
-            raise RlcatError([diag("RLC001", f"--catalog {folder}: no such folder", file=str(folder))])
+            problem = "not a folder" if folder.exists() else "no such folder"
+            raise RlcatError([diag("RLC001", f"{source}: {problem}", file=str(folder))])
+        resolved = folder.resolve()
+        if resolved.parent == resolved:
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC105",
+                        "the root of the file system is not a catalog folder: every YAML file on the "
+                        "machine would be searched for recipes",
+                        argument=source,
+                        hint="name the folder that holds recipes/ and catalog/ (or the recipe files)",
+                    )
+                ]
+            )
     catalog = Catalog.default(extra)
     for root in catalog.roots:
         if root.is_dir() and not os.access(root, os.R_OK | os.X_OK):
@@ -63,32 +83,83 @@ def catalog_for(extra: list[Path] | None) -> Catalog:
 
 
 class OutputClosed(Exception):
-    """The reader of stdout or stderr went away. Not an OSError, so that Typer passes it on instead
-    of exiting with its own code."""
+    """The reader of stdout or stderr went away, or the stream was closed (`>&-`): exit 141. Not an
+    OSError, so that Typer passes it on instead of exiting with its own code."""
 
 
-def _emit(stream: TextIO, text: str) -> None:
+def _emit(stream: TextIO, name: str, text: str) -> None:
+    """Write and flush, checked: a stream that fails (a full disk, /dev/full, an I/O error) is
+    bad output (RLC106, exit 2), never a silently short one."""
     try:
         stream.write(text)
         stream.flush()
     except BrokenPipeError:
         raise OutputClosed from None
+    except OSError as exc:
+        if exc.errno == errno.EBADF:  # closed when rlcat started (cli.app.run holds it read-only)
+            raise OutputClosed from None
+        raise RlcatError(
+            [
+                diag(
+                    "RLC106",
+                    f"writing failed ({exc.strerror or exc}); the output is incomplete, do not use it",
+                    argument=name,
+                    hint="write to a file with -o FILE: it is replaced only once it is written whole",
+                )
+            ]
+        ) from None
 
 
 def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
-    _emit(sys.stderr, "".join(d.render() + "\n" for d in diagnostics))
+    _emit(sys.stderr, "stderr", "".join(d.render() + "\n" for d in diagnostics))
 
 
-def write_output(text: str, output: Path | None = None) -> None:
-    """Print, or write the file atomically so that a failure never leaves a partial file."""
-    if output is None:
-        _emit(sys.stdout, text)
+STDOUT = Path("-")  # `-o -`: print, as most tools read `-`
+
+
+def write_output(text: str, output: Path | None = None, *, executable: bool = False) -> None:
+    """Print, or write the file whole or not at all (files.atomic_write; `executable` for a launch
+    script). A file that cannot be written, or a path that is not a regular file (a device such as
+    /dev/null, a pipe, a folder, a symbolic link), is RLC106 and exit 2, with nothing written."""
+    if output is None or output == STDOUT:
+        _emit(sys.stdout, "stdout", text)
         return
-    if output.is_dir():
-        raise RlcatError([Diagnostic("RLC105", f"-o {output}: is a directory; name a file")])
+    where = f"-o {output}"
     try:
-        atomic_write(output, text)
+        atomic_write(output, text, executable=executable)
+    except NotARegularFile as exc:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC106",
+                    f"this is {exc.kind}, not a regular file; nothing was written",
+                    argument=where,
+                    hint=_not_a_file_hint(output, exc.kind),
+                )
+            ]
+        ) from None
     except OSError as exc:
         raise RlcatError(
-            [Diagnostic("RLC105", f"-o {output}: cannot write there ({exc.strerror or exc})")]
+            [
+                diag(
+                    "RLC106",
+                    f"cannot write there ({exc.strerror or exc}); nothing was written",
+                    argument=where,
+                )
+            ]
         ) from None
+
+
+def _not_a_file_hint(output: Path, kind: str) -> str:
+    if kind == "a directory":
+        return f"name a file in it: -o {output / 'plan.txt'}"
+    if kind == "a symbolic link":
+        # neither followed (a link in a checkout may point anywhere, /etc included) nor replaced
+        # (whoever made the link wants it kept): the user names the file meant
+        try:
+            target = os.readlink(output)
+        except OSError:
+            target = "?"
+        return f"it points to {target}; name the file meant, or redirect stdout instead: > {output}"
+    # -o replaces the file by a rename, which would turn a device or a pipe into a regular file
+    return f"leave out -o (or use -o -) and redirect stdout instead: > {output}"

@@ -22,6 +22,9 @@ from rlcat.emit.explain import annotated_overrides, origins_data
 from rlcat.emit.formats import FORMATS, json_text, plan_data
 from rlcat.pipeline.assemble import Request, compile_request
 
+# Formats that are programs: `-o launch.sh` is run as `./launch.sh`, so it is written executable.
+EXECUTABLE_FORMATS = frozenset({"shell"})
+
 
 @app.command(
     "compile",
@@ -54,7 +57,14 @@ def compile_cmd(
     fmt: Annotated[PlanFormat, typer.Option("--format", "-f", help="Output format.")] = "overrides",
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", readable=False, help="Write to this file instead of stdout."),
+        typer.Option(
+            "--output",
+            "-o",
+            readable=False,
+            help="Write to this file instead of stdout ('-' is stdout). The file is replaced whole, "
+            "keeping its permissions; a shell script is made executable. Anything but a regular file "
+            "or a new path (a device, a pipe, a folder, a symbolic link) is refused.",
+        ),
     ] = None,
     explain: Annotated[
         bool, typer.Option("--explain", help="Annotate every override and env var with its origin.")
@@ -83,4 +93,4 @@ def compile_cmd(
         text = annotated_overrides(compiled)
     else:
         text = json_text({**plan_data(compiled), "origins": origins_data(compiled)})
-    write_output(text, output)
+    write_output(text, output, executable=fmt in EXECUTABLE_FORMATS)

@@ -20,6 +20,7 @@ GUARD_FAMILIES = {
     "6": "Model known issues",
     "7": "Configuration invariants",
     "8": "Differences between verl releases",
+    "9": "Security",
 }
 
 
@@ -220,7 +221,7 @@ def diagnostics_page() -> str:
             if code_id[3] == family:
                 out.append(f"### {code_id}: {esc(text)} {{#{anchor(code_id)}}}\n")
                 out.append(f"Default severity: {severity}.\n")
-    out.append("## RLC5xx–RLC8xx: known-issue guards {#guards}\n")
+    out.append("## RLC5xx–RLC9xx: known-issue and security guards {#guards}\n")
     out.append(f"Each guard has its own page ({link('all guards', rel(here, 'guards/index.md'))}).\n")
     for guard_id in sorted(REGISTRY):
         cls = REGISTRY[guard_id]

@@ -4,25 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlcat.diagnostics import Diagnostic, RlcatError, diag, suggestion_hint
 from rlcat.emit.formats import override_text
 from rlcat.emit.hydra_value import render
 from rlcat.pipeline.assemble import Compiled
 from rlcat.pipeline.plan import REMOVED, History
-from rlcat.verl.index import load_index
+from rlcat.verl.index import KeyIndex, load_index
 
 
 def _value(value: Any) -> str:
     return "<removed>" if value is REMOVED else render(value)
 
 
-def verl_default(c: Compiled, key: str) -> tuple[bool, Any]:
+def _index(c: Compiled) -> KeyIndex:
     group = tuple(f"{g}={o}" for g, o in c.plan.group_choices.items())
-    index = load_index(c.profile.verl_index, c.plan.config_name, group)
+    return load_index(c.profile.verl_index, c.plan.config_name, group)
+
+
+def verl_default(c: Compiled, key: str) -> tuple[bool, Any]:
+    index = _index(c)
     return (True, index.default(key)) if index.has(key) else (False, None)
 
 
 def explain_key(c: Compiled, key: str) -> str:
-    """The final value of a verl key (or env var) and every layer that set it, in order."""
+    """The final value of a verl key (or env var) and every layer that set it, in order. A key that
+    neither the plan nor the release's key index has is bad input (RLC401), with close names."""
     history: History | None = c.plan.overrides.get(key)
     is_env = history is None and key in c.plan.env
     if is_env:
@@ -41,11 +47,24 @@ def explain_key(c: Compiled, key: str) -> str:
         reason = f" — {s.origin.reason}" if s.origin.reason else ""
         rows.append((str(s.origin.layer), _value(s.value), s.origin.where() + reason))
     if not rows:
-        return f"{key}: neither rlcat nor verl {c.profile.verl_index} ({c.plan.config_name}) has this key\n"
+        raise RlcatError([_unknown_key(c, key)])
     w1 = max(len(r[0]) for r in rows)
     w2 = min(max(len(r[1]) for r in rows), 40)
     lines += [f"  {a:<{w1}}  {b:<{w2}}  {d}" for a, b, d in rows]
     return "\n".join(lines) + "\n"
+
+
+def _unknown_key(c: Compiled, key: str) -> Diagnostic:
+    known = [*c.plan.overrides, *c.plan.env, *_index(c).keys]
+    return diag(
+        "RLC401",
+        f"neither rlcat nor verl {c.profile.verl_index} ({c.plan.config_name}) has this key",
+        argument=key,
+        key=key,
+        hint=suggestion_hint(key, known)
+        or "explain takes a verl key (dotted) or an environment variable of the plan; "
+        f"`rlcat compile {c.plan.recipe} --platform {c.plan.platform} --explain` lists what rlcat sets",
+    )
 
 
 def annotated_overrides(c: Compiled) -> str:
