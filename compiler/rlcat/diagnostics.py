@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
@@ -85,6 +86,34 @@ CODES: dict[str, tuple[str, Severity]] = {
 }
 
 
+# Characters that change how the rest of a line shows, or start a new one: control characters (C0,
+# DEL, C1; newline, carriage return, ESC, NEL), format characters (bidi controls, zero-width and tag
+# characters), the line and paragraph separators, and lone surrogates (which no UTF-8 stream can
+# hold). Format characters matter for CI logs too: GitHub's runner compares with .NET's culture-aware
+# matching, which skips them, so "\u00ad::error::" would still read as a workflow command.
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+# GitHub's runner still reads the legacy workflow command `##[name]data` anywhere in a line.
+_LEGACY_COMMAND, _LEGACY_COMMAND_SHOWN = "##[", "##\\x5b"
+
+
+def python_escape(char: str) -> str:
+    """`\\n`, `\\x1b`, `\\u202e`: the character as a Python string literal writes it."""
+    return char.encode("unicode_escape").decode("ascii")
+
+
+def printable(text: str, escape: Callable[[str], str] = python_escape) -> str:
+    """`text` as one line that shows what it is, for a terminal or a CI log: every hidden character
+    (see _HIDDEN; tab stays) is written by `escape`, and `##[` becomes `##\\x5b`. Nothing in the
+    result can start a new line, move the cursor, reach the clipboard or forge a workflow command."""
+    if text.isprintable() and _LEGACY_COMMAND not in text:  # the common case, in one C-speed pass
+        return text
+    shown = "".join(
+        escape(char) if char != "\t" and unicodedata.category(char) in _HIDDEN else char for char in text
+    )
+    # after escaping: the escapes hold no '#' or '[', so every `##[` left was in the text
+    return shown.replace(_LEGACY_COMMAND, _LEGACY_COMMAND_SHOWN)
+
+
 class Where(TypedDict, total=False):
     """Where a finding points: a file position, or the command-line argument that gave the value.
     Passed to `diag(..., **where)`."""
@@ -119,9 +148,15 @@ class Diagnostic:
         return CODES.get(self.code, ("", Severity.ERROR))[0]
 
     def location(self) -> str:
+        """`file:line:col`, or the argument; printable, and never the start of a workflow command."""
         if self.file is None:
-            return self.argument or "<input>"
-        parts = [self.file]
+            return printable(self.argument or "<input>")
+        name = printable(self.file)
+        if name[:1].isspace() or name.startswith(":"):
+            # the location starts the line, and GitHub's runner reads a line that starts with "::"
+            # after blanks as a workflow command; "./" names the same file
+            name = "./" + name
+        parts = [name]
         if self.line is not None:
             parts.append(str(self.line))
             if self.col is not None:
@@ -141,12 +176,17 @@ class Diagnostic:
             "docs_url": self.docs_url,
         }
 
+    def headline(self) -> str:
+        """`location CODE severity: message [key]`, every field printable: one line."""
+        key = f" [{printable(self.key)}]" if self.key else ""
+        return f"{self.location()} {self.code} {self.severity}: {printable(self.message)}{key}"
+
     def render(self) -> str:
-        """One line per finding, then the hint (STYLE practice 6)."""
-        key = f" [{self.key}]" if self.key else ""
-        text = f"{self.location()} {self.code} {self.severity}: {self.message}{key}"
+        """One line per finding, then the hint (STYLE practice 6); nothing from the input can start
+        another line."""
+        text = self.headline()
         if self.hint:
-            text += f"\n  hint: {self.hint}"
+            text += f"\n  hint: {printable(self.hint)}"
         return text
 
 

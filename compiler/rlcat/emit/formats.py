@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Callable
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import yaml
 
 from rlcat import __version__
+from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, printable
 from rlcat.emit.hydra_value import as_config_value, render
 from rlcat.pipeline.assemble import Compiled
 from rlcat.verl.check import Override
@@ -26,12 +28,82 @@ def override_texts(c: Compiled) -> list[str]:
     return groups + [override_text(o) for o in c.overrides]
 
 
+# Where str.splitlines() (and so most readers of "one item per line") breaks a line.
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_OTHER_FORMATS = "use --format shell (bash quotes every character) or --format json"
+
+
+def _words(c: Compiled, *, env: bool) -> list[tuple[str, str, Where]]:
+    """(key, text, where the value was set) of every override, and with `env` every env var, as the
+    launch passes them: `key=value` and the env value."""
+    words: list[tuple[str, str, Where]] = [(g, f"{g}={o}", {}) for g, o in c.plan.group_choices.items()]
+    words += [(o.key, override_text(o), o.setting.origin.position()) for o in c.overrides]
+    if env:
+        words += [(s.key, str(s.value), s.origin.position()) for s in c.env]
+    return words
+
+
+def check_one_line_each(c: Compiled, *, env: bool = False) -> None:
+    """Raise RlcatError (RLC405) unless every override (and with `env` every env var) prints as one
+    line that shows what it is: the overrides format and `compile --explain` print one per line, and
+    a value's line break (Hydra keeps a raw one inside quotes) would make two; a control or bidi
+    character would reach the terminal, and `##[` a CI log, as it is."""
+    problems = []
+    for key, text, where in _words(c, env=env):
+        shown = printable(text)
+        if shown == text:
+            continue
+        what = "a line break" if _LINE_BREAK.search(text) else "a control or invisible character"
+        problems.append(
+            diag(
+                "RLC405",
+                f"{shown} holds {what}, and this format prints one override per line as it is",
+                key=key,
+                hint=_OTHER_FORMATS,
+                **where,
+            )
+        )
+    if problems:
+        raise RlcatError(problems)
+
+
+def _refuse_unwritable(c: Compiled, *, argv: bool) -> None:
+    """Raise RlcatError (RLC405) for text no output can hold: a lone surrogate has no UTF-8 form;
+    with `argv` (the text becomes the arguments and environment of a process) also a NUL, which ends
+    a C string, and an env var name that is not a shell name."""
+    problems: list[Diagnostic] = []
+    for key, text, where in _words(c, env=True):
+        reason = None
+        if argv and "\0" in text:
+            reason = "holds a NUL character, which no command line or environment can pass"
+        elif any("\ud800" <= char <= "\udfff" for char in text):
+            # Python's stand-in for a byte of a command-line argument that is not UTF-8
+            reason = "holds a lone surrogate (a byte that is not UTF-8 text), which no output can hold"
+        if reason:
+            problems.append(diag("RLC405", f"{printable(text)} {reason}", key=key, **where))
+    if argv:
+        # model.base.EnvName allows only these; `export NAME=` has no way to quote a name
+        problems += [
+            diag(
+                "RLC405", f"{printable(s.key)} is not a shell variable name", key=s.key, **s.origin.position()
+            )
+            for s in c.env
+            if not (s.key.isascii() and s.key.isidentifier())
+        ]
+    if problems:
+        raise RlcatError(problems)
+
+
 def to_overrides(c: Compiled) -> str:
+    """One override per line; refused (RLC405) when a value cannot be shown on one line as it is."""
+    check_one_line_each(c)
     return "".join(line + "\n" for line in override_texts(c))
 
 
 def plan_data(c: Compiled) -> dict[str, Any]:
-    """The plan as JSON data (the `json` format; `--explain` adds the origins)."""
+    """The plan as JSON data (the `json` format; `--explain` adds the origins). Refused (RLC405) when
+    a value holds text no output can hold."""
+    _refuse_unwritable(c, argv=False)
     return {
         "recipe": c.plan.recipe,
         "platform": c.plan.platform,
@@ -53,7 +125,32 @@ def to_json(c: Compiled) -> str:
     return json_text(plan_data(c))
 
 
+def comment_line(text: str) -> str:
+    """A `#` comment line for bash and YAML: one line, every hidden character escaped as
+    diagnostics.printable writes it, so no text in it can end the comment."""
+    return "# " + printable(text)
+
+
+def _bash_bytes(char: str) -> str:
+    # bytes, not \\uHHHH: bash turns \\u escapes into the locale's charset, and into nothing useful
+    # in the C locale
+    return "".join(f"\\x{byte:02x}" for byte in char.encode("utf-8"))
+
+
+def shell_word(text: str) -> str:
+    """`text` as one bash word. Plain text takes shlex's single quotes; text with a hidden character
+    (diagnostics.printable) takes bash's `$'...'`, with those characters as `\\xHH` bytes: the script
+    keeps one line per word, and printing it shows what it passes. NUL and lone surrogates have no
+    form (refused before)."""
+    if printable(text) == text:
+        return shlex.quote(text)
+    body = text.replace("\\", "\\\\").replace("'", "\\'")
+    return "$'" + printable(body, escape=_bash_bytes) + "'"
+
+
 def to_yaml(c: Compiled) -> str:
+    """The overrides as a config file, under a one-line comment that names the launch."""
+    _refuse_unwritable(c, argv=False)
     tree: dict[str, Any] = dict(c.plan.group_choices)
     for o in c.overrides:
         node = tree
@@ -61,36 +158,43 @@ def to_yaml(c: Compiled) -> str:
         for part in parents:
             node = node.setdefault(part, {})
         node[leaf] = as_config_value(o.setting.value)
-    header = (
-        f"# {c.plan.recipe} on {c.plan.platform}: verl {c.plan.verl_version}, {c.plan.entrypoint} "
-        f"--config-name={c.plan.config_name}\n"
+    header = comment_line(
+        f"{c.plan.recipe} on {c.plan.platform}: verl {c.plan.verl_version}, {c.plan.entrypoint} "
+        f"--config-name={c.plan.config_name}"
     )
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # the C emitter: ~4x faster, same text
     body = yaml.dump(
         tree, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000
     )
-    return header + body
+    return header + "\n" + body
 
 
 def to_shell(c: Compiled) -> str:
-    """A runnable launch script: exports, then one python command with every override quoted by shlex."""
+    """A runnable launch script: exports, then one python command. Every word is quoted for bash
+    (shell_word) and every comment is one line (comment_line): no text from a recipe, catalog entry
+    or platform profile can run a command, start a line or reach a terminal unescaped. Text with a
+    NUL is refused (RLC405): no process argument can hold it."""
+    _refuse_unwritable(c, argv=True)
+    regenerate = ("rlcat", "compile", c.plan.recipe, "--platform", c.plan.platform, "--format", "shell")
     lines = [
         "#!/usr/bin/env bash",
-        f"# {c.plan.recipe} on {c.plan.platform} (verl {c.plan.verl_version}),"
-        f" generated by rlcat {__version__}.",
-        f"# Regenerate with: rlcat compile {c.plan.recipe} --platform {c.plan.platform} --format shell",
+        comment_line(
+            f"{c.plan.recipe} on {c.plan.platform} (verl {c.plan.verl_version}),"
+            f" generated by rlcat {__version__}."
+        ),
+        comment_line("Regenerate with: " + " ".join(shell_word(a) for a in regenerate)),
         "set -euo pipefail",
         "",
     ]
     for name, value in c.env_vars.items():
-        lines.append(f"export {name}={shlex.quote(value)}")
+        lines.append(f"export {name}={shell_word(value)}")
     if c.env_vars:
         lines.append("")
     # Extra Hydra overrides given to the script are passed through ("$@"), after rlcat's.
     command = " ".join(
-        shlex.quote(a) for a in ("python3", "-m", c.plan.entrypoint, f"--config-name={c.plan.config_name}")
+        shell_word(a) for a in ("python3", "-m", c.plan.entrypoint, f"--config-name={c.plan.config_name}")
     )
-    args = [command] + [shlex.quote(o) for o in override_texts(c)] + ['"$@"']
+    args = [command] + [shell_word(o) for o in override_texts(c)] + ['"$@"']
     lines.append(" \\\n    ".join(args))
     return "\n".join(lines) + "\n"
 

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 from rlcat import __version__
-from rlcat.diagnostics import CODES, Diagnostic, Severity
+from rlcat.diagnostics import CODES, Diagnostic, Severity, printable
 from rlcat.guards import REGISTRY
+from rlcat.pipeline.load import MAX_BYTES
 
 JSON_FORMAT_VERSION = 1
 
@@ -22,29 +27,57 @@ def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
     return f"{files} file{'s' if files != 1 else ''} checked: {errors} error(s), {warnings} warning(s)"
 
 
+# The line breaks YAML counts (PyYAML's reader), so that `d.line` picks the line the loader meant;
+# str.splitlines() would also break at \v, \f and \x1c-\x1e.
+_YAML_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+
+
 def _excerpt(d: Diagnostic, lines_of: Callable[[str], list[str] | None]) -> list[str]:
     if not d.file or not d.line:
         return []
     lines = lines_of(d.file)
     if lines is None or d.line > len(lines):
         return []
-    text = lines[d.line - 1].replace("\t", " ")
+    source = lines[d.line - 1].replace("\t", " ")[:200]
     gutter = f"{d.line:>5} | "
-    out = [gutter + text[:200]]
+    out = [gutter + printable(source)]
     if d.col:
-        out.append(" " * (len(gutter) - 2) + "| " + " " * (d.col - 1) + "^")
+        # the caret goes under the column as shown: escapes before it are wider than their characters
+        indent = len(printable(source[: d.col - 1]))
+        out.append(" " * (len(gutter) - 2) + "| " + " " * indent + "^")
     return out
+
+
+def _source_lines(name: str, folder: Path) -> list[str] | None:
+    """The lines of `name` if it is a regular file inside `folder` (links followed only within it):
+    an excerpt must never show a file the input points at elsewhere (`/proc/self/environ`, a `.env`
+    through a symlink)."""
+    try:
+        path = (folder / name).resolve()
+        if not path.is_relative_to(folder):
+            return None
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, flags)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            data = fh.read(MAX_BYTES)
+        return _YAML_LINE_BREAK.split(data.decode("utf-8"))
+    except (OSError, RuntimeError, ValueError):  # RuntimeError: a symlink loop; ValueError: a NUL, bad UTF-8
+        return None
 
 
 def _reader() -> Callable[[str], list[str] | None]:
     cache: dict[str, list[str] | None] = {}
+    try:
+        folder: Path | None = Path.cwd().resolve()
+    except OSError:  # the working directory was removed: nothing is inside it
+        folder = None
 
     def lines_of(name: str) -> list[str] | None:
         if name not in cache:
-            try:
-                cache[name] = Path(name).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
-                cache[name] = None
+            cache[name] = None if folder is None else _source_lines(name, folder)
         return cache[name]
 
     return lines_of
@@ -52,16 +85,18 @@ def _reader() -> Callable[[str], list[str] | None]:
 
 def text(diagnostics: Sequence[Diagnostic], files: int, color: bool | None = None) -> str:
     """One line per finding, then the hint and the source line with a caret under the column.
-    Colour (through rich) only when writing to a terminal."""
+    Colour (through rich) only when writing to a terminal. Everything from the input is printable
+    (diagnostics.printable): no line break, escape sequence or bidi control reaches the output. The
+    source line comes only from a regular file inside the working folder (_source_lines)."""
     lines_of = _reader()
     use_color = sys.stdout.isatty() if color is None else color
     blocks: list[tuple[Diagnostic, list[str]]] = []
     for d in diagnostics:
-        rest = ([f"  hint: {d.hint}"] if d.hint else []) + ["  " + line for line in _excerpt(d, lines_of)]
-        blocks.append((d, rest))
+        hint = [f"  hint: {printable(d.hint)}"] if d.hint else []
+        blocks.append((d, hint + ["  " + line for line in _excerpt(d, lines_of)]))
     summary = _summary(diagnostics, files)
     if not use_color:
-        out = [line for d, rest in blocks for line in (d.render().split("\n", 1)[0], *rest)]
+        out = [line for d, rest in blocks for line in (d.headline(), *rest)]
         return "\n".join([*out, summary]) + "\n"
     style = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
     # rich costs about 20 ms to import, a tenth of a cold compile: only colour on a terminal needs it
@@ -76,11 +111,12 @@ def text(diagnostics: Sequence[Diagnostic], files: int, color: bool | None = Non
         highlight=False,
         soft_wrap=True,
     )
+    # Text objects, never markup strings: rich reads no `[style]` or `:emoji:` from the input
     for d, rest in blocks:
         head = Text()
         head.append(d.location(), style="bold")
         head.append(f" {d.code} {d.severity}: ", style=style[d.severity])
-        head.append(d.message + (f" [{d.key}]" if d.key else ""))
+        head.append(printable(d.message) + (f" [{printable(d.key)}]" if d.key else ""))
         console.print(head)
         for line in rest:
             console.print(Text(line, style="dim" if line.startswith("  hint") else ""))
@@ -101,27 +137,33 @@ def as_json(diagnostics: Sequence[Diagnostic], files: int) -> str:
 
 
 def _escape_data(text: str) -> str:
+    """The message of a workflow command: the runner turns %25, %0D and %0A back into %, CR and LF."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
+    """A property value: ':' would end the properties and ',' start another one."""
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def github(diagnostics: Sequence[Diagnostic], files: int) -> str:
-    """GitHub Actions workflow commands, so findings show on the pull request's diff."""
+    """GitHub Actions workflow commands, so findings show on the pull request's diff: exactly one
+    command line per finding. Every field is printable first (no control, bidi or line-break
+    character, no legacy `##[` command), then escaped for its place in the command."""
     command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     out = []
     for d in diagnostics:
         props = []
         if d.file:
-            props.append(f"file={_escape_property(d.file)}")
+            props.append(f"file={_escape_property(printable(d.file))}")
         if d.line:
             props.append(f"line={d.line}")
         if d.col:
             props.append(f"col={d.col}")
         props.append(f"title={_escape_property(d.code)}")
-        message = d.message + (f" [{d.key}]" if d.key else "") + (f"\n{d.hint}" if d.hint else "")
+        message = printable(d.message) + (f" [{printable(d.key)}]" if d.key else "")
+        if d.hint:
+            message += "\n" + printable(d.hint)  # the one line break: the annotation shows the hint below
         out.append(f"::{command[d.severity]} {','.join(props)}::{_escape_data(message)}")
     out.append(_summary(diagnostics, files))
     return "\n".join(out) + "\n"
@@ -158,7 +200,10 @@ def sarif(diagnostics: Sequence[Diagnostic], files: int) -> str:
                 region["startLine"] = d.line
                 if d.col:
                     region["startColumn"] = d.col
-            location: dict[str, object] = {"artifactLocation": {"uri": Path(d.file).as_posix()}}
+            # percent-encoded: a URI reference has no spaces or non-ASCII, and a ':' in the first
+            # segment would read as a scheme. surrogateescape: the bytes of a name that is not UTF-8
+            uri = quote(Path(d.file).as_posix(), errors="surrogateescape")
+            location: dict[str, object] = {"artifactLocation": {"uri": uri}}
             if region:
                 location["region"] = region
             result["locations"] = [{"physicalLocation": location}]
