@@ -60,7 +60,12 @@ class PlatformProfile(Strict):
     vendor: Literal["nvidia", "amd", "huawei"]
     summary: str
     verl_version: str = Field(description="The verl release the platform's image runs")
-    verl_index: str = Field(description="The key index (a PyPI release) overrides are checked against")
+    # a release name, never a path: the key index is one of those rlcat ships under schemas/verl
+    verl_index: str = Field(
+        pattern=r"^[0-9]+(\.[0-9]+)*$",
+        max_length=40,
+        description="The key index (a PyPI release) overrides are checked against",
+    )
     image: str = ""
     docker_run: list[str] = Field(default_factory=list)
     software: dict[str, str] = Field(default_factory=dict)

@@ -7,13 +7,14 @@ compile on every platform the recipe targets (guards and key-index checks includ
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from rlcat.catalog import Catalog, display_path
+from rlcat.catalog import Catalog, Kind, display_path, walk_entries
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
@@ -21,14 +22,15 @@ from rlcat.model.validate import validate
 from rlcat.pipeline.assemble import Request, compile_request
 from rlcat.pipeline.load import load_yaml
 from rlcat.pipeline.resolve import check_name, load_recipe_source, resolve
+from rlcat.verl.index import available_versions
 
 # A recipe is checked on the project's two primary platforms and on every platform its
 # `platforms:` block names, unless --platform says otherwise.
 DEFAULT_TARGETS = ("cuda", "rocm")
-ENTRY_MODELS: dict[str, type[BaseModel]] = {
-    "models": ModelEntry,
-    "datasets": DatasetEntry,
-    "platforms": PlatformProfile,
+ENTRY_MODELS: dict[Kind, type[BaseModel]] = {
+    "model": ModelEntry,
+    "dataset": DatasetEntry,
+    "platform": PlatformProfile,
 }
 UNREADABLE = {"RLC001", "RLC006", "RLC007"}  # input that could not be read at all (exit 2)
 
@@ -42,58 +44,59 @@ class Report:
         return sum(1 for d in self.diagnostics if d.severity == severity)
 
 
-def collect(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:
-    """YAML files under the given files and folders (recursive), and diagnostics for missing paths."""
+def collect(paths: Iterable[Path], catalog: Catalog) -> tuple[list[Path], list[Diagnostic]]:
+    """The entry files under the given files and folders (recursive), and what is wrong on disk:
+    missing paths, links out of the catalog root (or, outside any root, the folder given), link
+    loops, unreadable files and folders, FIFOs and devices. The catalog's lookups walk the same way."""
     files: list[Path] = []
     problems: list[Diagnostic] = []
     for path in paths:
-        if path.is_dir():
-            files += sorted(
-                p
-                for p in path.rglob("*")
-                if p.suffix in (".yaml", ".yml")
-                and p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-        elif path.is_file() or path.is_symlink():
-            files.append(path)
-        else:
-            problems.append(diag("RLC001", f"no such file or folder: {path}", file=str(path)))
+        walk = walk_entries(path, _boundary(path, catalog))
+        files += walk.files
+        problems += walk.problems
     return list(dict.fromkeys(files)), problems
+
+
+def _boundary(path: Path, catalog: Catalog) -> Path:
+    """Where links under `path` may lead: the catalog root it sits in, else the folder given (or
+    the folder a given file sits in)."""
+    root = catalog.root_of(path)
+    if root is not None:
+        return root
+    if os.path.isdir(path) and not os.path.islink(path):
+        return path
+    return Path(os.path.abspath(path)).parent
 
 
 def roots_for(paths: Iterable[Path]) -> list[Path]:
     """Catalog roots implied by the paths: a folder holding recipes/ or catalog/, or the folder above
-    a recipes/ or catalog/ folder a file sits in."""
+    a recipes/ or catalog/ folder a file sits in. `os.path.isdir` is false for what cannot be read,
+    so an unreadable path is left to `collect` to report."""
     roots: list[Path] = []
     for path in paths:
-        for candidate in [path, *path.parents] if path.exists() else []:
-            if candidate.is_dir() and ((candidate / "recipes").is_dir() or (candidate / "catalog").is_dir()):
+        for candidate in [path, *path.parents]:
+            if os.path.isdir(candidate / "recipes") or os.path.isdir(candidate / "catalog"):
                 roots.append(candidate)
                 break
     return list(dict.fromkeys(roots))
 
 
-def kind_of(path: Path) -> str:
-    """recipe, or the catalog kind named by the folder the file sits in (catalog/models/...)."""
-    parts = path.resolve().parts
-    for i in range(len(parts) - 2, 0, -1):
-        if parts[i - 1] == "catalog" and parts[i] in ENTRY_MODELS:
-            return parts[i]
-    return "recipe"
-
-
 def validate_paths(paths: list[Path], catalog: Catalog, platforms: list[str] | None = None) -> Report:
     """Validate every YAML file under `paths`; never raises for problems in the files."""
-    files, problems = collect(paths)
-    report = Report(len(files), list(problems))
+    files, problems = collect(paths, catalog)
+    found = list(problems)
     for path in files:
-        report.diagnostics += validate_file(path, catalog, platforms)
-    return report
+        found += catalog.conflicts_of(path)
+        found += validate_file(path, catalog, platforms)
+    # a problem of the catalog stops every lookup: it is reported once, not once per recipe
+    unique: dict[tuple[object, ...], Diagnostic] = {}
+    for d in found:
+        unique.setdefault((d.code, d.severity, d.file, d.line, d.col, d.key, d.message), d)
+    return Report(len(files), list(unique.values()))
 
 
 def validate_file(path: Path, catalog: Catalog, platforms: list[str] | None) -> list[Diagnostic]:
-    kind = kind_of(path)
+    kind = catalog.kind_of(path)
     try:
         if kind != "recipe":
             return _validate_entry(path, kind)
@@ -102,10 +105,22 @@ def validate_file(path: Path, catalog: Catalog, platforms: list[str] | None) -> 
         return exc.diagnostics
 
 
-def _validate_entry(path: Path, kind: str) -> list[Diagnostic]:
+def _validate_entry(path: Path, kind: Kind) -> list[Diagnostic]:
     doc = load_yaml(path, display_path(path))
     entry = validate(ENTRY_MODELS[kind], doc.data, doc.locate)
-    check_name(doc, path, kind[:-1], getattr(entry, "name", path.stem))
+    check_name(doc, path, kind, getattr(entry, "name", path.stem))
+    if isinstance(entry, PlatformProfile) and entry.verl_index not in available_versions():
+        # a profile names a release whose key index rlcat ships, never a folder of its own
+        have = ", ".join(available_versions()) or "none"
+        return [
+            diag(
+                "RLC404",
+                f"no key index for verl {entry.verl_index} (have: {have})",
+                **doc.locate(("verl_index",)),
+                key="verl_index",
+                hint="name a release rlcat ships a key index for",
+            )
+        ]
     return []
 
 

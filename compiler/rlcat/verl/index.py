@@ -17,6 +17,22 @@ from rlcat.diagnostics import RlcatError, diag
 
 
 def index_dir(version: str) -> Path:
+    """The key index folder of a release: one of the folders shipped directly under schemas/verl.
+
+    `version` comes from a platform profile, which may come from a pull request: anything else (a
+    path, a release without an index) is refused, so a planted index can never stand in for one."""
+    if version not in available_versions():
+        have = ", ".join(available_versions()) or "none"
+        raise RlcatError(
+            [
+                diag(
+                    "RLC404",
+                    f"no key index for verl {version} (have: {have})",
+                    hint="a platform's verl_index names a release rlcat ships a key index for; "
+                    "add one with `rlcat dev verl-index`",
+                )
+            ]
+        )
     return schemas_dir() / "verl" / version
 
 
@@ -67,29 +83,48 @@ class KeyIndex:
 
 @cache
 def available_versions() -> tuple[str, ...]:
+    """The releases with a key index: folders (not links) directly under schemas/verl that hold a
+    manifest."""
     root = schemas_dir() / "verl"
     if not root.is_dir():
         return ()
-    return tuple(sorted(p.name for p in root.iterdir() if (p / "manifest.json").is_file()))
+    return tuple(
+        sorted(
+            p.name
+            for p in root.iterdir()
+            if p.is_dir() and not p.is_symlink() and (p / "manifest.json").is_file()
+        )
+    )
 
 
 @cache
 def manifest(version: str) -> dict[str, Any]:
     path = index_dir(version) / "manifest.json"
-    try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        have = ", ".join(available_versions()) or "none"
-        raise RlcatError(
-            [
-                diag(
-                    "RLC404",
-                    f"no key index for verl {version} (have: {have})",
-                    hint="regenerate with `rlcat dev verl-index`",
-                )
-            ]
-        ) from None
+    data = _read_json(path, version)
+    if not isinstance(data, dict):
+        raise _malformed(path, version, "the top level is not an object")
     return data
+
+
+def _read_json(path: Path, version: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise  # a missing file is a missing index, which the caller words
+    except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not JSON
+        raise _malformed(path, version, str(exc)) from None
+
+
+def _malformed(path: Path, version: str, why: str) -> RlcatError:
+    return RlcatError(
+        [
+            diag(
+                "RLC404",
+                f"the key index of verl {version} is damaged: {path.name}: {why}",
+                hint="regenerate it with `rlcat dev verl-index`, or reinstall rlcat",
+            )
+        ]
+    )
 
 
 def groups(version: str) -> dict[str, list[str]]:
@@ -102,7 +137,7 @@ def load_index(version: str, config_name: str, group_overrides: tuple[str, ...] 
     """The index of one entry config (with group choices) of one release."""
     path = index_dir(version) / index_file_name(config_name, group_overrides)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = _read_json(path, version)
     except FileNotFoundError:
         choice = f" with {', '.join(group_overrides)}" if group_overrides else ""
         raise RlcatError(
@@ -114,6 +149,9 @@ def load_index(version: str, config_name: str, group_overrides: tuple[str, ...] 
                 )
             ]
         ) from None
+    problem = _shape_problem(data)
+    if problem:
+        raise _malformed(path, version, problem)
     keys = {k: (v[0], v[1]) for k, v in data["keys"].items()}
     return KeyIndex(
         version,
@@ -123,3 +161,28 @@ def load_index(version: str, config_name: str, group_overrides: tuple[str, ...] 
         frozenset(data.get("open", [])),
         data.get("groups", {}),
     )
+
+
+def _shape_problem(data: Any) -> str | None:
+    """What keeps `data` from being an index file as build_index.py writes it, or None."""
+    if not isinstance(data, dict):
+        return "the top level is not an object"
+    keys = data.get("keys")
+    if not isinstance(keys, dict):
+        return "'keys' is not an object"
+    for key, entry in keys.items():
+        if not (isinstance(entry, list) and len(entry) >= 2 and isinstance(entry[1], str)):
+            return f"keys.{key} is not [default, type name]"
+    open_dicts = data.get("open", [])
+    if not (isinstance(open_dicts, list) and all(isinstance(k, str) for k in open_dicts)):
+        return "'open' is not a list of keys"
+    groups = data.get("groups", {})
+    if not (
+        isinstance(groups, dict)
+        and all(
+            isinstance(options, list) and all(isinstance(o, str) for o in options)
+            for options in groups.values()
+        )
+    ):
+        return "'groups' is not an object of option lists"
+    return None
