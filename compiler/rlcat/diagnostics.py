@@ -31,12 +31,13 @@ class ExitCode(IntEnum):
     INTERNAL = 3  # a bug in rlcat: one line on stderr, the traceback in a log file
     INTERRUPTED = 130
     BROKEN_PIPE = 141  # stdout's reader went away (`| head`): quietly, as a tool killed by SIGPIPE
+    TERMINATED = 143  # SIGTERM (128 + 15), as a shell reports it: what Slurm, Kubernetes or CI expect
 
 
 EXIT_CODES_TEXT = (
     "`0` success, `1` findings at error level, `2` usage error or unreadable input, `3` internal "
     "error (a bug in rlcat; the traceback is written to a log file), `130` interrupted, `141` the "
-    "reader of the output went away (as after SIGPIPE, e.g. `| head`)"
+    "reader of the output went away (as after SIGPIPE, e.g. `| head`), `143` terminated (SIGTERM)"
 )
 
 
@@ -82,7 +83,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC404": ("key index missing for this verl release", Severity.ERROR),
     "RLC405": ("value cannot be written as a Hydra override", Severity.ERROR),
     "RLC406": ("key not valid in Hydra's override grammar", Severity.ERROR),
-    "RLC407": ("live interpolation in a value", Severity.ERROR),
+    "RLC407": ("interpolation in recipe data", Severity.WARNING),
 }
 
 

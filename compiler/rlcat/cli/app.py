@@ -50,11 +50,6 @@ def main(argv: list[str] | None = None) -> int:
     return exit_code_of(lambda: _run_app(args))
 
 
-# 128 + SIGTERM, as a shell reports a process ended by SIGTERM; a supervisor (Slurm, Kubernetes,
-# CI) that sent it expects this, not Ctrl-C's 130. Belongs in diagnostics.ExitCode as TERMINATED.
-TERMINATED = 128 + signal.SIGTERM
-
-
 class Terminated(BaseException):
     """SIGTERM arrived; `run()` turns the signal into this exception. A BaseException, as
     KeyboardInterrupt is, so that no `except Exception` stops it and every clean-up on the way out
@@ -128,7 +123,7 @@ def exit_code_of(command: Callable[[], int | None]) -> int:
         return int(ExitCode.INTERRUPTED)
     except Terminated:
         _tell("terminated")
-        return TERMINATED
+        return int(ExitCode.TERMINATED)
     except (BrokenPipeError, OutputClosed):
         return int(ExitCode.BROKEN_PIPE)
     except Exception as exc:

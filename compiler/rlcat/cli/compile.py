@@ -82,11 +82,12 @@ def compile_cmd(
                 )
             ]
         )
+    cat = catalog_for(catalog)
     compiled = compile_request(
-        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])),
-        catalog_for(catalog),
+        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])), cat
     )
-    print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
+    notes = [d for d in compiled.diagnostics if d.severity < Severity.ERROR]
+    print_diagnostics(cat.replaced_builtins(compiled.inputs) + notes)
     if not explain:
         text = FORMATS[fmt](compiled)
     elif fmt == "overrides":

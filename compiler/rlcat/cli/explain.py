@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, EngineName, ModeName, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, EngineName, ModeName, catalog_for, print_diagnostics, write_output
 from rlcat.emit.explain import explain_key
 from rlcat.pipeline.assemble import Request, compile_request
 
@@ -37,8 +37,9 @@ def explain_cmd(
 ) -> None:
     """Show the final value of a key and every layer that set it, in order: verl default, recipe, mode,
     platform profile, recipe platform block, guard, command line."""
+    cat = catalog_for(catalog)
     compiled = compile_request(
-        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])),
-        catalog_for(catalog),
+        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])), cat
     )
+    print_diagnostics(cat.replaced_builtins(compiled.inputs))
     write_output(explain_key(compiled, key))

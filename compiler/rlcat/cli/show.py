@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, catalog_for, print_diagnostics, write_output
 from rlcat.emit.tables import render_resolved
 from rlcat.pipeline.survey import resolve_recipe
 
@@ -29,5 +29,8 @@ def show_cmd(
     catalog: CatalogOpt = None,
 ) -> None:
     """Show a recipe resolved: extends merged, defaults filled in, catalog entries looked up."""
-    resolved = resolve_recipe(recipe, catalog_for(catalog), platform)
+    cat = catalog_for(catalog)
+    resolved = resolve_recipe(recipe, cat, platform)
+    files = [*resolved.source.files, resolved.model_origin.file, resolved.dataset_origin.file]
+    print_diagnostics(cat.replaced_builtins(files))
     write_output(render_resolved(resolved, without_platform_blocks=platform is not None))

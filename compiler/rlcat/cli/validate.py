@@ -48,8 +48,9 @@ def validate_cmd(
         root = builtin_root()
         targets = [root / "recipes", root / "catalog"]
     cat = catalog_for([*(catalog or []), *roots_for(targets)])
-    for name in platform or []:
-        cat.find("platform", name, key="--platform")  # an unknown platform is a usage error
+    if not cat.problems():  # problems on disk are the report's to show, file by file
+        for name in platform or []:
+            cat.find("platform", name, key="--platform")  # an unknown platform is a usage error
     report = validate_paths(targets, cat, list(platform or []) or None)
     write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
     if any(d.code in UNREADABLE and d.severity >= Severity.ERROR for d in report.diagnostics):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlcat.diagnostics import Diagnostic, RlcatError, diag, suggestion_hint
-from rlcat.emit.formats import override_text
+from rlcat.diagnostics import Diagnostic, RlcatError, diag, printable, suggestion_hint
+from rlcat.emit.formats import check_one_line_each, override_text
 from rlcat.emit.hydra_value import render
 from rlcat.pipeline.assemble import Compiled
 from rlcat.pipeline.plan import REMOVED, History
@@ -38,14 +38,16 @@ def explain_key(c: Compiled, key: str) -> str:
     final = "unset" if history is None or history.removed else _value(history.final.value)
     if history is None and has_default:
         final = f"{_value(default)} (verl's default; rlcat does not set it)"
-    lines.append(f"{key} = {final}")
-    lines.append(f"  {c.plan.recipe} on {c.plan.platform}: verl {c.plan.verl_version}, {c.plan.config_name}")
+    lines.append(f"{printable(key)} = {printable(final)}")
+    lines.append(
+        f"  {c.plan.recipe} on {c.plan.platform}: verl {printable(c.plan.verl_version)}, {c.plan.config_name}"
+    )
     rows: list[tuple[str, str, str]] = []
     if has_default:
         rows.append(("verl-default", _value(default), f"verl {c.profile.verl_index} {c.plan.config_name}"))
     for s in history.entries if history else []:
         reason = f" — {s.origin.reason}" if s.origin.reason else ""
-        rows.append((str(s.origin.layer), _value(s.value), s.origin.where() + reason))
+        rows.append((str(s.origin.layer), printable(_value(s.value)), printable(s.origin.where() + reason)))
     if not rows:
         raise RlcatError([_unknown_key(c, key)])
     w1 = max(len(r[0]) for r in rows)
@@ -69,11 +71,12 @@ def _unknown_key(c: Compiled, key: str) -> Diagnostic:
 
 def annotated_overrides(c: Compiled) -> str:
     """Overrides one per line, each followed by where its value came from."""
+    check_one_line_each(c, env=True)
     rows = [(f"{g}={o}", "mode: config group of the entry config") for g, o in c.plan.group_choices.items()]
     rows += [(override_text(o), f"{o.setting.origin.layer}: {o.setting.origin.where()}") for o in c.overrides]
     rows += [(f"{s.key}={s.value}", f"env {s.origin.layer}: {s.origin.where()}") for s in c.env]
     width = min(max(len(t) for t, _ in rows), 100)
-    return "".join(f"{text:<{width}}  # {why}\n" for text, why in rows)
+    return "".join(f"{text:<{width}}  # {printable(why)}\n" for text, why in rows)
 
 
 def origins_data(c: Compiled) -> dict[str, Any]:

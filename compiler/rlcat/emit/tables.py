@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from rlcat.diagnostics import printable
+from rlcat.emit.formats import comment_line
 from rlcat.emit.hydra_value import render_or_repr
 from rlcat.guards import Guard
 from rlcat.pipeline.resolve import Resolved
@@ -26,10 +28,13 @@ def render_table(columns: list[str], rows: list[list[str]]) -> str:
     for col in columns:
         table.add_column(col, overflow="fold")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(printable(cell) for cell in row))
     # a terminal's own width; a fixed, wide one in pipes so that scripts see stable rows
     width = shutil.get_terminal_size((220, 24)).columns if sys.stdout.isatty() else 220
-    console = Console(width=width, file=io.StringIO(), color_system=None)
+    # catalog text is data: no rich markup ([bold], [link=...]) and no emoji codes are read from it
+    console = Console(
+        width=width, file=io.StringIO(), color_system=None, markup=False, emoji=False, highlight=False
+    )
     console.print(table)
     out = console.file.getvalue()  # type: ignore[attr-defined]
     return "\n".join(line.rstrip() for line in out.splitlines()) + "\n"
@@ -62,7 +67,7 @@ def render_resolved(resolved: Resolved, without_platform_blocks: bool) -> str:
     data["model"] = resolved.model.model_dump()
     data["dataset"] = resolved.dataset.model_dump()
     files = " <- ".join(reversed(resolved.source.files))
-    header = f"# {resolved.recipe.name}: resolved from {files}\n"
+    header = comment_line(f"{resolved.recipe.name}: resolved from {files}") + "\n"
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
 
 
@@ -85,7 +90,7 @@ def render_diff(changes: list[Change], label_a: str, label_b: str, fmt: str) -> 
             lines.append(f"~ {c.key}: {v(c.before)} -> {v(c.after)}    # {c.origin_after or c.table}")
     if not changes:
         lines.append("(no differences)")
-    return "\n".join(lines) + "\n"
+    return "".join(printable(line) + "\n" for line in lines)
 
 
 def render_matrix(cells: list[Cell], fmt: str) -> str:

@@ -59,6 +59,8 @@ class Compiled:
     diagnostics: list[Diagnostic]
     dropped: list[Setting]
     guards_fired: list[str] = field(default_factory=list)
+    # the entry files the plan was made from: the recipe and its parents, model, dataset, platform
+    inputs: list[str] = field(default_factory=list)
 
     @property
     def env_vars(self) -> dict[str, str]:
@@ -134,7 +136,13 @@ def compile_request(req: Request, catalog: Catalog | None = None, source: Source
         diagnostics,
         removed_by_guards + checked.dropped,
         guarded.fired,
+        _inputs(resolved, profile_origin),
     )
+
+
+def _inputs(resolved: Resolved, profile_origin: Origin) -> list[str]:
+    files = [*resolved.source.files, resolved.model_origin.file, resolved.dataset_origin.file]
+    return [f for f in [*files, profile_origin.file] if f is not None]
 
 
 def _support_status(profile: PlatformProfile, recipe: Recipe, file: str | None) -> list[Diagnostic]:
