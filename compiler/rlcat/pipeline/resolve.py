@@ -7,6 +7,7 @@ the parent file and a value from a platform block points at that block.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,16 +16,20 @@ import yaml
 from pydantic import BaseModel
 
 from rlcat.catalog import Catalog, Kind, display_path
-from rlcat.diagnostics import RlcatError, Where, diag, suggestion_hint
+from rlcat.diagnostics import RlcatError, Where, diag, dotted, suggestion_hint
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
 from rlcat.model.validate import validate
-from rlcat.pipeline.load import Document, Path_, load_yaml, parse_value
+from rlcat.pipeline.load import Document, Path_, WhereKey, load_yaml, read_value, with_yaml11_hints
 from rlcat.pipeline.plan import Layer, Origin
 
 M = TypeVar("M", bound=BaseModel)
+
+# Ancestors a recipe may have through `extends`: real ones have one to three; the bound keeps a
+# hostile chain of thousands of files from being read and merged.
+MAX_EXTENDS = 32
 
 # Fields a platform block or --set may change; the identity of a recipe (its axes, model and
 # dataset) is fixed by the recipe itself and chosen on the command line with --engine/--mode.
@@ -50,6 +55,8 @@ class Source:
     data: dict[str, Any]
     origins: dict[Path_, Origin]
     files: list[str] = field(default_factory=list)
+    # hints for schema findings about values YAML 1.1 reads differently, by where the finding points
+    yaml11_hints: dict[WhereKey, str] = field(default_factory=dict)
 
     def origin(self, path: Path_) -> Origin | None:
         return self.origins.get(path)
@@ -84,7 +91,10 @@ def _origins_from(doc: Document, layer: Layer) -> dict[Path_, Origin]:
 def _merge(
     base: Any, patch: Any, origins: dict[Path_, Origin], patch_origins: dict[Path_, Origin], path: Path_
 ) -> Any:
-    """Deep-merge mappings; a scalar or list in the patch replaces the base value with its origins."""
+    """Deep-merge mappings; a scalar or list in the patch replaces the base value with its origins.
+
+    Linear in the size of both: the origins a replaced value drops are found by walking that value,
+    and the ones a patch value brings by walking it, never by scanning every origin per key."""
     if isinstance(base, dict) and isinstance(patch, dict):
         merged = dict(base)
         for key, value in patch.items():
@@ -93,28 +103,45 @@ def _merge(
                 merged[key] = _merge(merged[key], value, origins, patch_origins, child)
             else:
                 merged[key] = value
-                _take_origins(origins, patch_origins, child)
+                _take_origins(origins, patch_origins, child, None, value)
             if child in patch_origins:
                 origins[child] = patch_origins[child]
         return merged
-    _take_origins(origins, patch_origins, path)
+    _take_origins(origins, patch_origins, path, base, patch)
     return patch
 
 
-def _take_origins(origins: dict[Path_, Origin], patch_origins: dict[Path_, Origin], path: Path_) -> None:
-    n = len(path)
-    for stale in [p for p in origins if p[:n] == path and len(p) > n]:
-        del origins[stale]
-    for p, o in patch_origins.items():
-        if p[:n] == path:
-            origins[p] = o
+def _take_origins(
+    origins: dict[Path_, Origin], patch_origins: dict[Path_, Origin], path: Path_, replaced: Any, value: Any
+) -> None:
+    """`value` replaces `replaced` at `path`: the origins below the old value go, and every origin the
+    patch has at or below the new one comes (origins only ever name paths of their data)."""
+    for stale in _paths_below(replaced, path):
+        origins.pop(stale, None)
+    if path in patch_origins:
+        origins[path] = patch_origins[path]
+    for fresh in _paths_below(value, path):
+        if fresh in patch_origins:
+            origins[fresh] = patch_origins[fresh]
+
+
+def _paths_below(value: Any, path: Path_) -> Iterator[Path_]:
+    """Every path strictly inside `value` (found at `path`), without recursion."""
+    stack = [(value, path)]
+    while stack:
+        node, at = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, child in items:
+            inner = (*at, key)
+            yield inner
+            stack.append((child, inner))
 
 
 def merge_layer(source: Source, patch: dict[str, Any], patch_origins: dict[Path_, Origin]) -> Source:
     """A new Source with `patch` merged over `source`."""
     origins = dict(source.origins)
     data = _merge(source.data, patch, origins, patch_origins, ())
-    return Source(data, origins, list(source.files))
+    return Source(data, origins, list(source.files), source.yaml11_hints)
 
 
 def is_path_ref(ref: str) -> bool:
@@ -124,87 +151,103 @@ def is_path_ref(ref: str) -> bool:
 def load_recipe_source(ref: str, catalog: Catalog) -> Source:
     """Load a recipe by name or path, following `extends` through the catalog."""
     path = Path(ref) if is_path_ref(ref) else catalog.find("recipe", ref)
-    return _load_chain(path, catalog, [])
+    return _merge_chain(_extends_chain(path, catalog))
 
 
-def _load_chain(path: Path, catalog: Catalog, chain: list[str]) -> Source:
-    doc = load_yaml(path, display_path(path))
-    origins = _origins_from(doc, Layer.RECIPE)
-    name = doc.data.get("name")
-    if isinstance(name, str):
-        check_name(doc, path, "recipe", name)
-    parent = doc.data.get("extends")
-    if parent is None:
-        return Source(doc.data, origins, [doc.file])
-    line, col = doc.positions.get(("extends",), (None, None))
-    if not isinstance(parent, str):
-        raise RlcatError(
-            [
-                diag(
-                    "RLC102",
-                    "`extends` takes the name of another recipe",
-                    file=doc.file,
-                    line=line,
-                    col=col,
-                    key="extends",
-                )
-            ]
-        )
-    me = doc.data.get("name") if isinstance(doc.data.get("name"), str) else path.stem
-    seen = [*chain, str(me)]
-    if parent in seen:
-        loop = " → ".join([*seen, parent])
-        raise RlcatError(
-            [
-                diag(
-                    "RLC203",
-                    f"extends cycle: {loop}",
-                    file=doc.file,
-                    line=line,
-                    col=col,
-                    key="extends",
-                    hint="a recipe cannot extend itself or one that extends it",
-                )
-            ]
-        )
-    if not re.fullmatch(NAME_PATTERN.strip("^$"), parent) or len(parent) > 100:
-        # never a path: extends can only reach recipes in the catalog roots, by name
-        raise RlcatError(
-            [
-                diag(
-                    "RLC103",
-                    f"'{parent}' is not a recipe name",
-                    file=doc.file,
-                    line=line,
-                    col=col,
-                    key="extends",
-                    hint="extends takes the name of a catalog recipe, not a file path",
-                )
-            ]
-        )
-    parent_path = catalog.find("recipe", parent, file=doc.file, line=line, key="extends")
-    base = _load_chain(parent_path, catalog, seen)
-    child = {k: v for k, v in doc.data.items() if k != "extends"}
-    merged = merge_layer(base, child, origins)
-    merged.data["extends"] = parent
-    merged.origins[("extends",)] = origins[("extends",)]
-    if () in origins:
-        merged.origins[()] = origins[()]  # findings about the whole recipe point at the child
-    merged.files.append(doc.file)
-    if "name" not in doc.data:
-        raise RlcatError(
-            [
-                diag(
-                    "RLC104",
-                    f"recipe file {path.name} has no name (it would take its parent's)",
-                    file=doc.file,
-                    line=1,
-                    key="name",
-                    hint=f"add `name: {path.stem}`",
-                )
-            ]
-        )
-    return merged
+def _extends_chain(path: Path, catalog: Catalog) -> list[tuple[Path, Document]]:
+    """The recipe file and its ancestors through `extends`, child first (a loop, not a recursion:
+    the chain is bounded by MAX_EXTENDS, and each refusal points at the `extends` that causes it)."""
+    chain: list[tuple[Path, Document]] = []
+    names: list[str] = []
+    while True:
+        doc = load_yaml(path, display_path(path))
+        chain.append((path, doc))
+        name = doc.data.get("name")
+        if isinstance(name, str):
+            check_name(doc, path, "recipe", name)
+        parent = doc.data.get("extends")
+        if parent is None:
+            return chain
+        line, col = doc.positions.get(("extends",), (None, None))
+        where: Where = {"file": doc.file, "line": line, "col": col}
+        if not isinstance(parent, str):
+            raise RlcatError(
+                [diag("RLC102", "`extends` takes the name of another recipe", **where, key="extends")]
+            )
+        names.append(name if isinstance(name, str) else path.stem)
+        if parent in names:
+            loop = " → ".join([*names, parent])
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC203",
+                        f"extends cycle: {loop}",
+                        **where,
+                        key="extends",
+                        hint="a recipe cannot extend itself or one that extends it",
+                    )
+                ]
+            )
+        if not re.fullmatch(NAME_PATTERN.strip("^$"), parent) or len(parent) > 100:
+            # never a path: extends can only reach recipes in the catalog roots, by name
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC103",
+                        f"'{parent}' is not a recipe name",
+                        **where,
+                        key="extends",
+                        hint="extends takes the name of a catalog recipe, not a file path",
+                    )
+                ]
+            )
+        if len(chain) > MAX_EXTENDS:
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC007",
+                        f"extends chain longer than {MAX_EXTENDS} recipes: '{parent}' would be "
+                        f"ancestor {len(chain)} of {chain[0][1].file}",
+                        **where,
+                        key="extends",
+                        hint="a recipe extends a base recipe, which may extend one more; flatten the chain",
+                    )
+                ]
+            )
+        path = catalog.find("recipe", parent, file=doc.file, line=line, key="extends")
+
+
+def _merge_chain(chain: list[tuple[Path, Document]]) -> Source:
+    """Merge an extends chain (child first) from its root down: each child over its parent."""
+    hints: dict[WhereKey, str] = {}
+    for _, doc in chain:
+        hints.update(doc.yaml11_hints())
+    root = chain[-1][1]
+    source = Source(root.data, _origins_from(root, Layer.RECIPE), [root.file], hints)
+    for path, doc in reversed(chain[:-1]):
+        origins = _origins_from(doc, Layer.RECIPE)
+        child = {k: v for k, v in doc.data.items() if k != "extends"}
+        merged = merge_layer(source, child, origins)
+        merged.data["extends"] = doc.data["extends"]
+        merged.origins[("extends",)] = origins[("extends",)]
+        if () in origins:
+            merged.origins[()] = origins[()]  # findings about the whole recipe point at the child
+        merged.files.append(doc.file)
+        if "name" not in doc.data:
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC104",
+                        f"recipe file {path.name} has no name (it would take its parent's)",
+                        file=doc.file,
+                        line=1,
+                        key="name",
+                        hint=f"add `name: {path.stem}`",
+                    )
+                ]
+            )
+        source = merged
+    return source
 
 
 def layer_patch(
@@ -261,12 +304,19 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
     """Apply `--set section.field=value` (value in YAML syntax) as the command-line layer."""
     for text in assignments:
         dotted_key, raw = split_assignment(text, "--set", "section.field", "batch.mini_batch_size=64")
-        value = _recipe_value(raw, f"--set {text}")
+        argument = f"--set {text}"
+        value, notes = _recipe_value(raw, argument)
         parts = tuple(dotted_key.split("."))
         if not all(parts):
-            raise RlcatError([diag("RLC105", f"--set expects section.field=value, got '{text}'")])
+            raise RlcatError(
+                [diag("RLC105", f"--set expects section.field=value, got '{text}'", argument=argument)]
+            )
         _refuse_outside_layer_fields(parts[0], "--set")
-        source = replace_at(source, parts, value, Origin(Layer.COMMAND_LINE, f"--set {text}"))
+        source = replace_at(source, parts, value, Origin(Layer.COMMAND_LINE, argument))
+        if notes:  # findings about every part of the value point at the argument, and name the part
+            where = (None, None, None, argument)
+            hints: dict[WhereKey, str] = {(*where, dotted((*parts, *inner))): n for inner, n in notes.items()}
+            source.yaml11_hints = {**source.yaml11_hints, **hints}
     return source
 
 
@@ -288,13 +338,15 @@ def split_assignment(text: str, flag: str, shape: str, example: str) -> tuple[st
     return key, raw
 
 
-def _recipe_value(raw: str, argument: str) -> Any:
-    """A --set value read as recipe files read values (YAML, with 1e-6 a number); text that is not
-    YAML stays text."""
+def _recipe_value(raw: str, argument: str) -> tuple[Any, dict[Path_, str]]:
+    """A --set value read as recipe files read values (YAML 1.2, with 1e-6 a number), and its notes
+    on YAML 1.1; text that is not YAML stays text."""
+    if not raw.strip():
+        return "", {}
     try:
-        return parse_value(raw, argument) if raw.strip() else ""
+        return read_value(raw, argument)
     except yaml.YAMLError:
-        return raw
+        return raw, {}
 
 
 def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin) -> Source:
@@ -311,11 +363,22 @@ def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin
     origins = {p: o for p, o in source.origins.items() if not (p[:n] == path and len(p) > n)}
     for i in range(1, n + 1):
         origins[path[:i]] = origins.get(path[:i], origin) if i < n else origin
-    return Source(data, origins, list(source.files))
+    return Source(data, origins, list(source.files), source.yaml11_hints)
 
 
 def validate_recipe(source: Source) -> Recipe:
-    return validate(Recipe, source.data, source.locate)
+    try:
+        return validate(Recipe, source.data, source.locate)
+    except RlcatError as exc:
+        raise RlcatError(with_yaml11_hints(exc.diagnostics, source.yaml11_hints)) from None
+
+
+def validate_document(model: type[M], doc: Document) -> M:
+    """Validate a parsed file as `model`; schema findings point at it, with YAML 1.1 hints."""
+    try:
+        return validate(model, doc.data, doc.locate)
+    except RlcatError as exc:
+        raise RlcatError(with_yaml11_hints(exc.diagnostics, doc.yaml11_hints())) from None
 
 
 def check_name(doc: Document, path: Path, kind: str, name: str) -> None:
@@ -359,7 +422,7 @@ def load_entry(
     if cached is not None and cached[0] is doc:
         entry = cached[1]
     else:
-        entry = validate(model, doc.data, doc.locate)
+        entry = validate_document(model, doc)
         check_name(doc, path, kind, getattr(entry, "name", name))
         _entries[(kind, id(doc), model)] = (doc, entry)
     return entry, Origin(Layer.RECIPE, f"catalog {kind} {name}", doc.file, 1)  # type: ignore[return-value]
