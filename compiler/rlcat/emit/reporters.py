@@ -27,9 +27,9 @@ def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
     return f"{files} file{'s' if files != 1 else ''} checked: {errors} error(s), {warnings} warning(s)"
 
 
-# The line breaks YAML counts (PyYAML's reader), so that `d.line` picks the line the loader meant;
-# str.splitlines() would also break at \v, \f and \x1c-\x1e.
-_YAML_LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+# Lines as the loader counts them (as people see them: U+2028 and friends are refused outside
+# quoted strings), so that `d.line` picks the line the loader meant.
+_YAML_LINE_BREAK = re.compile("\r\n|\r|\n")
 
 
 def _excerpt(d: Diagnostic, lines_of: Callable[[str], list[str] | None]) -> list[str]:

@@ -15,6 +15,7 @@ from rlcat.emit.hydra_value import parse as parse_hydra_value
 from rlcat.guards import Context, run_guards
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
+from rlcat.pipeline.load import with_yaml11_hints
 from rlcat.pipeline.lower import Lowered, Target, lower
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting, same_value
 from rlcat.pipeline.platform import platform_env, platform_tweaks, profile_names
@@ -116,7 +117,8 @@ def compile_request(req: Request, catalog: Catalog | None = None, source: Source
     for setting, is_env in guarded.fixes:
         plan.put(setting, env=is_env)
     checked = check(plan, index, skip=guarded.keys)
-    diagnostics = _unique(problems + guarded.diagnostics + checked.diagnostics)
+    found = problems + guarded.diagnostics + checked.diagnostics
+    diagnostics = _unique(with_yaml11_hints(found, resolved.source.yaml11_hints))
     if has_errors(diagnostics):
         # guard findings are findings about a readable recipe (exit 1); the rest is bad input (exit 2)
         guard_codes = set(guarded.fired) | {d.code for d in guarded.diagnostics}

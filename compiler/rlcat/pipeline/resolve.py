@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel
 
-from rlcat.catalog import Catalog, Kind, display_path
+from rlcat.catalog import Catalog, Kind, display_path, walk_entries
 from rlcat.diagnostics import RlcatError, Where, diag, dotted, suggestion_hint
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.catalog import DatasetEntry, ModelEntry
@@ -149,8 +149,15 @@ def is_path_ref(ref: str) -> bool:
 
 
 def load_recipe_source(ref: str, catalog: Catalog) -> Source:
-    """Load a recipe by name or path, following `extends` through the catalog."""
-    path = Path(ref) if is_path_ref(ref) else catalog.find("recipe", ref)
+    """Load a recipe by name or path, following `extends` through the catalog. A path given as a
+    link is followed only inside its catalog root (or the working folder), as lookups follow links."""
+    if is_path_ref(ref):
+        path = Path(ref)
+        walk = walk_entries(path, catalog.root_of(path) or Path.cwd())
+        if walk.problems:
+            raise RlcatError(walk.problems)
+    else:
+        path = catalog.find("recipe", ref)
     return _merge_chain(_extends_chain(path, catalog))
 
 
@@ -322,6 +329,19 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
 
 def split_assignment(text: str, flag: str, shape: str, example: str) -> tuple[str, str]:
     """`key=value` from the command line, as key and the value's text."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a byte that is not UTF-8 reaches Python as a lone surrogate
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    f"{flag} value is not UTF-8 text (a stray byte at character {exc.start})",
+                    argument=f"{flag} {text}",
+                    hint="write the value in UTF-8",
+                )
+            ]
+        ) from None
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key:

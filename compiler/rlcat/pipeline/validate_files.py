@@ -18,10 +18,9 @@ from rlcat.catalog import Catalog, Kind, display_path, walk_entries
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
-from rlcat.model.validate import validate
 from rlcat.pipeline.assemble import Request, compile_request
 from rlcat.pipeline.load import load_yaml
-from rlcat.pipeline.resolve import check_name, load_recipe_source, resolve
+from rlcat.pipeline.resolve import check_name, load_recipe_source, resolve, validate_document
 from rlcat.verl.index import available_versions
 
 # A recipe is checked on the project's two primary platforms and on every platform its
@@ -32,7 +31,7 @@ ENTRY_MODELS: dict[Kind, type[BaseModel]] = {
     "dataset": DatasetEntry,
     "platform": PlatformProfile,
 }
-UNREADABLE = {"RLC001", "RLC006", "RLC007"}  # input that could not be read at all (exit 2)
+UNREADABLE = {"RLC001", "RLC006", "RLC007", "RLC012"}  # input that could not be read at all (exit 2)
 
 
 @dataclass
@@ -107,7 +106,7 @@ def validate_file(path: Path, catalog: Catalog, platforms: list[str] | None) -> 
 
 def _validate_entry(path: Path, kind: Kind) -> list[Diagnostic]:
     doc = load_yaml(path, display_path(path))
-    entry = validate(ENTRY_MODELS[kind], doc.data, doc.locate)
+    entry = validate_document(ENTRY_MODELS[kind], doc)
     check_name(doc, path, kind, getattr(entry, "name", path.stem))
     if isinstance(entry, PlatformProfile) and entry.verl_index not in available_versions():
         # a profile names a release whose key index rlcat ships, never a folder of its own
