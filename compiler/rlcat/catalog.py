@@ -13,6 +13,7 @@ with the same walk, so validation and lookups see the same entries with the same
 from __future__ import annotations
 
 import errno
+import filecmp
 import os
 import stat
 from collections.abc import Iterable, Sequence
@@ -465,7 +466,11 @@ class Catalog:
             builtin_file = builtin_entries.get(name)
             if builtin_file is None or path == builtin_file:
                 continue
-            if os.path.realpath(path) != os.path.realpath(builtin_file):  # not the same file by two names
+            # not the same file by two names, nor a copy of it (a recipes repository that vendors
+            # rlcat's own entries replaces nothing)
+            if os.path.realpath(path) != os.path.realpath(builtin_file) and not filecmp.cmp(
+                path, builtin_file, shallow=False
+            ):
                 table.replaced[name] = _replacement(kind, name, path, builtin_file)
                 table.conflicts.append(table.replaced[name])
         return table

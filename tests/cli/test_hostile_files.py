@@ -517,12 +517,19 @@ SHADOWS = {
 }
 
 
+def edited_copy(builtin: Path, target: Path) -> None:
+    """A built-in entry as a pull request might change it (an identical copy replaces nothing)."""
+    target.write_text(
+        builtin.read_text(encoding="utf-8") + "# edited in the pull request\n", encoding="utf-8"
+    )
+
+
 @pytest.mark.parametrize("where", SHADOWS.values(), ids=SHADOWS.keys())
 def test_entry_that_replaces_a_built_in_one_is_a_warning_naming_both(
     rlcat: Run, repo: Path, where: str
 ) -> None:
     builtin = builtin_root() / where.replace(".yml", ".yaml")
-    shutil.copy(builtin, repo / where)
+    edited_copy(builtin, repo / where)
     loose = rlcat("validate", str(repo), "--format", "json", "--platform", "cuda")
     assert loose.code == ExitCode.OK, loose.out
     (warning,) = [d for d in json.loads(loose.out)["diagnostics"] if d["code"] == "RLC206"]
@@ -534,10 +541,19 @@ def test_entry_that_replaces_a_built_in_one_is_a_warning_naming_both(
     assert f"repo/{where} RLC206 warning: " in strict.out
 
 
+@pytest.mark.parametrize("where", SHADOWS.values(), ids=SHADOWS.keys())
+def test_an_identical_copy_of_a_built_in_entry_replaces_nothing(rlcat: Run, repo: Path, where: str) -> None:
+    """A recipes repository that vendors rlcat's own entries unchanged gets no warning."""
+    shutil.copy(builtin_root() / where.replace(".yml", ".yaml"), repo / where)
+    result = rlcat("validate", str(repo), "--format", "json", "--platform", "cuda", "--strict")
+    assert result.code == ExitCode.OK, result.out
+    assert "RLC206" not in result.out
+
+
 def test_replaced_built_ins_for_what_a_compile_used(repo: Path) -> None:
     """What the pipeline asks to print the warning on stderr: only for the files a compile used."""
-    shutil.copy(builtin_root() / "catalog/models/qwen3_8b.yaml", repo / "catalog/models/qwen3_8b.yaml")
-    shutil.copy(builtin_root() / "catalog/platforms/rocm.yaml", repo / "catalog/platforms/rocm.yaml")
+    edited_copy(builtin_root() / "catalog/models/qwen3_8b.yaml", repo / "catalog/models/qwen3_8b.yaml")
+    edited_copy(builtin_root() / "catalog/platforms/rocm.yaml", repo / "catalog/platforms/rocm.yaml")
     catalog = Catalog.default([repo])
     model_file = catalog.find("model", "qwen3_8b")
     assert model_file == repo / "catalog/models/qwen3_8b.yaml"
