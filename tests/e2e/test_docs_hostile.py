@@ -27,7 +27,6 @@ import dataclasses
 import html.parser
 import re
 import shutil
-import threading
 import unicodedata
 import urllib.parse
 from collections.abc import Iterator
@@ -39,7 +38,7 @@ import test_docs_site as docs_site
 import yaml
 
 from rlcat.cli import command_tree
-from rlcat.docsite.build import build_site, server
+from rlcat.docsite.build import build_site
 from rlcat.docsite.data import Site, load_site
 from rlcat.docsite.generate import generate
 from rlcat.docsite.md import breakable_code, code, esc, fence, link, safe_target
@@ -468,15 +467,8 @@ def hostile_url(hostile: Hostile) -> Iterator[str]:
         + '<a id="js" href="javascript:void(0)">x</a></p>',
         encoding="utf-8",
     )
-    httpd = server(hostile.site, 0)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
+    with docs_site.served(hostile.site) as url:
+        yield url
 
 
 # After the page has loaded (images failed, frames loaded), hover over and focus every element of

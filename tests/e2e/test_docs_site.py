@@ -22,6 +22,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -143,9 +144,10 @@ def test_pages_load_nothing_from_other_hosts(built: Built) -> None:
 # --- serving and browsing -------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def base_url(built: Built) -> Iterator[str]:
-    httpd = server(built.site, 0)
+@contextmanager
+def served(folder: Path) -> Iterator[str]:
+    """`folder` served on 127.0.0.1 by rlcat's own server, for as long as the block runs; its URL."""
+    httpd = server(folder, 0)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
@@ -154,6 +156,12 @@ def base_url(built: Built) -> Iterator[str]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def base_url(built: Built) -> Iterator[str]:
+    with served(built.site) as url:
+        yield url
 
 
 def test_local_server_serves_the_site(base_url: str) -> None:
