@@ -162,3 +162,26 @@ def test_a_string_ending_in_a_newline_is_quoted(rlcat: Run, tmp_path: Path) -> N
     assert result.code == 0, result.err
     overrides = json.loads(result.out)["overrides"]
     assert 'trainer.experiment_name="run\n"' in overrides
+
+
+def test_interp_asks_for_a_live_interpolation_visibly(rlcat: Run, tmp_path: Path) -> None:
+    """`!interp` under `overrides:` is the one way recipe data asks verl to resolve something; it is
+    written live and reported (RLC407), so validate --strict refuses it and reviewers see it."""
+    body = 'overrides:\n  trainer.experiment_name: !interp "${oc.env:USER}-run"\n'
+    path = child_recipe(tmp_path, body)
+    result = rlcat("compile", str(path), "--format", "json")
+    assert result.code == 0, result.err
+    assert 'trainer.experiment_name="${oc.env:USER}-run"' in json.loads(result.out)["overrides"]
+    (warning,) = [line for line in result.err.splitlines() if " RLC407 warning: " in line]
+    assert "asked for with !interp" in warning and f"recipes/{path.name}:5:3 RLC407" in warning
+    assert rlcat("validate", str(path), "--platform", "cuda").code == 0
+    assert rlcat("validate", str(path), "--platform", "cuda", "--strict").code == 1
+
+
+def test_interp_on_a_typed_field_is_still_text(rlcat: Run, tmp_path: Path) -> None:
+    """A typed field keeps only the text (the schema reads a string), so it is written escaped."""
+    path = child_recipe(tmp_path, 'trainer:\n  project: !interp "${oc.env:HOME}"\n')
+    result = rlcat("compile", str(path), "--format", "json")
+    assert result.code == 0, result.err
+    assert 'trainer.project_name="\\${oc.env:HOME}"' in json.loads(result.out)["overrides"]
+    assert "writes it escaped" in result.err

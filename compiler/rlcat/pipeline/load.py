@@ -32,6 +32,7 @@ from typing import Any, BinaryIO, cast
 import yaml
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, dotted
+from rlcat.emit.hydra_value import RequestedInterpolation
 
 try:  # the C parser is ~10x faster; the pure-Python one is the fallback
     _Base: type = yaml.CSafeLoader
@@ -56,6 +57,7 @@ _FLOAT = "tag:yaml.org,2002:float"
 _BOOL = "tag:yaml.org,2002:bool"
 _NULL = "tag:yaml.org,2002:null"
 _SCALAR_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL}
+INTERP_TAG = "!interp"
 
 
 # --- YAML 1.2 core schema ------------------------------------------------------------------------
@@ -691,6 +693,11 @@ class _Builder:
                 self._error("RLC005", f"unsupported tag {tag!r}", node, path)
                 return None
             return [self.build(item, (*path, i), depth + 1) for i, item in enumerate(node.value)]
+        # `!interp "${...}"`: the one way recipe data asks verl for a live interpolation, visible in
+        # the file and reported by validate (RLC407); every other string's `${` is written escaped
+        requested = tag == INTERP_TAG and isinstance(node, yaml.ScalarNode)
+        if requested:
+            tag = _STR
         if tag not in _SCALAR_TAGS:
             self._error(
                 "RLC005",
@@ -727,7 +734,7 @@ class _Builder:
                 note = self._yaml11_notes[id(node)] = self._compare_with_yaml11(node, value, path)
             if note:
                 self.notes[path] = note
-        return value
+        return RequestedInterpolation(value) if requested else value
 
     def _compare_with_yaml11(self, node: yaml.ScalarNode, value: Any, path: Path_) -> str | None:
         """The note on a plain scalar that YAML 1.1 reads differently; refuse one it reads as another

@@ -96,8 +96,8 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                     "the text, not an interpolation",
                     severity=Severity.WARNING,
                     key=setting.key,
-                    hint="recipe and catalog data is never resolved by OmegaConf; to ask verl for a "
-                    "live interpolation, give it on the command line: --override KEY='${...}'",
+                    hint="to ask verl for a live interpolation, write it under `overrides:` as "
+                    "KEY: !interp \"${...}\", or on the command line: --override KEY='${...}'",
                     **_where(setting),
                 )
             )
