@@ -320,6 +320,7 @@ class Catalog:
     _tables: dict[Kind, _Table] = field(default_factory=dict, repr=False)
     _distinct: list[tuple[Path, bool]] | None = field(default=None, repr=False)
     _root_spellings: list[tuple[Path, list[str]]] | None = field(default=None, repr=False)
+    _located: dict[str, tuple[Path, tuple[str, ...]] | None] = field(default_factory=dict, repr=False)
 
     @classmethod
     def default(cls, extra: list[Path] | None = None) -> Catalog:
@@ -404,6 +405,13 @@ class Catalog:
         """The nearest search root holding `path` and the parts of `path` below it. The path is
         compared as given, then with its folder resolved, never the file itself: a link is named
         and placed by its own name."""
+        # asked for the same file by validate, lookups and kind checks alike: resolve it once
+        key = os.path.abspath(path)
+        if key not in self._located:
+            self._located[key] = self._find_root(path)
+        return self._located[key]
+
+    def _find_root(self, path: Path) -> tuple[Path, tuple[str, ...]] | None:
         if self._root_spellings is None:
             self._root_spellings = [(root, _spellings(root, whole=True)) for root in self.roots]
         for absolute in _spellings(path):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from functools import cache
 from typing import Any, NoReturn
 
 # Characters Hydra's lexer accepts in an unquoted value (ID chars plus UNQUOTED_CHAR and ':'),
@@ -22,6 +22,8 @@ from typing import Any, NoReturn
 # final newline, and a bare "a\n" is a lexer error in Hydra.
 _BARE = re.compile(r"^[A-Za-z_/][A-Za-z0-9_/.\-+@:]*\Z")
 # Bare words the grammar would read as something other than a string.
+# A mapping key inside a value ({k: v}): Hydra's grammar has no quoted keys.
+_MAPPING_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SPECIAL = re.compile(r"^(?:null|true|false|[+-]?(?:inf|nan))$", re.IGNORECASE)
 
 
@@ -46,25 +48,24 @@ def inert(text: str) -> str:
     return _INTERPOLATION_START.sub(lambda m: m.group(1) * 2 + "\\${", text)
 
 
-def holds_interpolation_syntax(value: Any) -> bool:
-    """A string (not an Interpolation) holding `${`, anywhere in `value`: text verl would have
-    resolved, which rlcat writes escaped."""
-    return _any_string(value, lambda s: not isinstance(s, Interpolation) and "${" in s)
-
-
-def holds_requested_interpolation(value: Any) -> bool:
-    """An interpolation asked for with `!interp`, anywhere in `value`."""
-    return _any_string(value, lambda s: isinstance(s, RequestedInterpolation))
-
-
-def _any_string(value: Any, test: Callable[[str], bool]) -> bool:
-    if isinstance(value, str):
-        return test(value)
-    if isinstance(value, (list, tuple)):
-        return any(_any_string(v, test) for v in value)
-    if isinstance(value, dict):
-        return any(_any_string(v, test) for v in value.values())
-    return False
+def interpolations_in(value: Any) -> tuple[bool, bool]:
+    """(escaped, requested) for the strings anywhere in `value`: whether one holds `${` that rlcat
+    writes escaped (text verl would otherwise have resolved), and whether one is an interpolation
+    asked for with `!interp`."""
+    escaped = requested = False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if isinstance(item, RequestedInterpolation):
+                requested = True
+            elif not isinstance(item, Interpolation) and "${" in item:
+                escaped = True
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return escaped, requested
 
 
 def as_config_value(value: Any) -> Any:
@@ -79,6 +80,7 @@ def as_config_value(value: Any) -> Any:
     return value
 
 
+@cache  # a plan's keys repeat across every plan of a validate run
 def key_problem(key: str) -> str | None:
     """Why `key` is not a dotted key in Hydra's override grammar, or None when it is one."""
     for segment in key.split("."):
@@ -112,17 +114,17 @@ def render(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(render(v) for v in value) + "]"
     if isinstance(value, dict):
-        parts = []
-        for k, v in value.items():
-            if not isinstance(k, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", k):
-                raise UnrenderableValue(f"mapping key {k!r} is not an identifier")
-            if _SPECIAL.match(k):
-                raise UnrenderableValue(
-                    f"mapping key {k!r} would be read by Hydra as {k.lower()}, not a string"
-                )
-            parts.append(f"{k}:{render(v)}")
-        return "{" + ",".join(parts) + "}"
+        for k in value:
+            _check_mapping_key(k)
+        return "{" + ",".join(f"{k}:{render(v)}" for k, v in value.items()) + "}"
     raise UnrenderableValue(f"cannot render a {type(value).__name__}")
+
+
+def _check_mapping_key(key: Any) -> None:
+    if not isinstance(key, str) or not _MAPPING_KEY.fullmatch(key):
+        raise UnrenderableValue(f"mapping key {key!r} is not an identifier")
+    if _SPECIAL.match(key):
+        raise UnrenderableValue(f"mapping key {key!r} would be read by Hydra as {key.lower()}, not a string")
 
 
 def _string(text: str) -> str:
@@ -160,9 +162,20 @@ def render_or_repr(value: Any) -> str:
 
 
 def check_renderable(value: Any) -> None:
-    """Raise UnrenderableValue if `value` has no form in Hydra's override grammar (the check stage
-    asks this; the text itself is written only by emit)."""
-    render(value)
+    """Raise UnrenderableValue if `value` has no form in Hydra's override grammar, as `render` would
+    (the check stage asks this; the text itself is written only by emit)."""
+    if value is None or isinstance(value, (str, int, float)):  # bool is an int
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            check_renderable(item)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_mapping_key(key)
+            check_renderable(item)
+        return
+    raise UnrenderableValue(f"cannot render a {type(value).__name__}")
 
 
 # --- parsing -------------------------------------------------------------------------------------

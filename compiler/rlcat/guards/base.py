@@ -7,6 +7,7 @@ import inspect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar, TypeVar
 
 from packaging.specifiers import SpecifierSet
@@ -80,6 +81,7 @@ def leading_version(text: str) -> Version | None:
         return None
 
 
+@cache  # every guard asks for every plan; a handful of (release, range) pairs exist
 def in_range(version: str, spec: str) -> bool:
     """Does `version` satisfy a range like '>=0.9,<1.0'? Local and pre-release parts count as the
     release they build on ('0.9.0.amd0' is 0.9.0), as the platform images name them."""

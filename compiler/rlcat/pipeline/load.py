@@ -613,7 +613,15 @@ _parsed: dict[tuple[str, str, int, int], Document] = {}
 def load_yaml(path: Path, display: str | None = None) -> Document:
     """Read and parse one YAML file (cached while the file is unchanged)."""
     name = display or str(path)
-    stream, info = _open_regular(path, name)
+    try:  # a regular file parsed before and unchanged since: no need to open it again
+        known = os.stat(path)
+    except OSError:
+        known = None
+    if known is not None and stat.S_ISREG(known.st_mode):
+        doc = _parsed.get((str(path), name, known.st_mtime_ns, known.st_size))
+        if doc is not None:
+            return doc
+    stream, info = _open_regular(path, name)  # refuses anything but a regular file, never blocks
     with stream:
         key = (str(path), name, info.st_mtime_ns, info.st_size)
         doc = _parsed.get(key)

@@ -9,8 +9,7 @@ from rlcat.diagnostics import Diagnostic, Severity, Where, diag, suggestion_hint
 from rlcat.emit.hydra_value import (
     UnrenderableValue,
     check_renderable,
-    holds_interpolation_syntax,
-    holds_requested_interpolation,
+    interpolations_in,
     key_problem,
 )
 from rlcat.pipeline.plan import Plan, Setting
@@ -88,7 +87,13 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                 )
             )
             continue
-        if holds_interpolation_syntax(setting.value):
+        # only text can hold an interpolation: most values are numbers and flags
+        escaped, requested = (
+            interpolations_in(setting.value)
+            if isinstance(setting.value, (str, list, tuple, dict))
+            else (False, False)
+        )
+        if escaped:
             out.diagnostics.append(
                 diag(
                     "RLC407",
@@ -101,7 +106,7 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                     **_where(setting),
                 )
             )
-        if holds_requested_interpolation(setting.value):
+        if requested:
             out.diagnostics.append(
                 diag(
                     "RLC407",
@@ -173,14 +178,14 @@ class _Suggestions:
     LIMIT = 20
 
     def __init__(self, index: KeyIndex) -> None:
-        self.keys = tuple(sorted(index.keys))
+        self.index = index
         self.given = 0
 
     def hint(self, key: str) -> str | None:
         self.given += 1
         if self.given > self.LIMIT:
             return None
-        return suggestion_hint(key, self.keys)
+        return suggestion_hint(key, self.index.keys)
 
 
 def _where(setting: Setting) -> Where:
