@@ -20,6 +20,7 @@ SMOKE_RUNS = [
     ("matrix.py", ["--repeat", "1"]),
     ("validate_many.py", ["--files", "20", "--repeat", "1", "--no-process"]),
     ("docs_build.py", ["--repeat", "1"]),
+    ("limits.py", ["--repeat", "1"]),
 ]
 
 
