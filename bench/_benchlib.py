@@ -7,6 +7,7 @@ ratios against a reference measured in the same run.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -71,3 +72,12 @@ def write_json(path: str | None, data: dict[str, Any]) -> None:
         return
     Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     print(f"\nwrote {path}")
+
+
+def bench_arguments(doc: str | None, repeat: int, rounds: str = "measured rounds") -> argparse.ArgumentParser:
+    """The options every benchmark takes (--repeat, --json, --check); a script adds its own."""
+    p = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=repeat, help=f"{rounds} (default {repeat})")
+    p.add_argument("--json", dest="json_path", metavar="FILE", help="write machine-readable results here")
+    p.add_argument("--check", action="store_true", help="exit 1 when a budget fails (default: always 0)")
+    return p

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import machine, median_ms, spread_ms, table, verdict, write_json
+from _benchlib import bench_arguments, machine, median_ms, spread_ms, table, verdict, write_json
 
 BUDGET_MS = 300.0
 BUDGET_VS_HYDRA = 1.7
@@ -79,8 +79,7 @@ IMPORTTIME_CHILD = "import json, sys\nfrom rlcat.cli import main\nsys.exit(main(
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=40, help="measured rounds (default 40, about 35 s)")
+    p = bench_arguments(__doc__, repeat=40)
     p.add_argument("--recipe", default="geo3k_megatron_4_4")
     p.add_argument("--platform", default="rocm")
     p.add_argument(
@@ -90,8 +89,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="run rlcat as the console script (auto: if present) or as python -m rlcat",
     )
     p.add_argument("--importtime", action="store_true", help="also print the top import-time contributors")
-    p.add_argument("--json", metavar="FILE", help="write machine-readable results here")
-    p.add_argument("--check", action="store_true", help="exit 1 when a budget fails (default: always 0)")
     return p.parse_args(argv)
 
 
@@ -339,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     ok = all(checks.values())
     print("\nbudgets: " + ("all PASS" if ok else "FAIL: " + "; ".join(k for k, v in checks.items() if not v)))
     write_json(
-        args.json,
+        args.json_path,
         {
             "benchmark": "cold_compile",
             "machine": machine(),

@@ -29,18 +29,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import machine, median_ms, spread_ms, table, verdict, write_json
+from _benchlib import bench_arguments, machine, median_ms, spread_ms, table, verdict, write_json
 
 BUDGET_MS_PER_PLAN = 5.0
 ENGINES = ("vllm", "sglang")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=100, help="measured sweeps (default 100, about 15 s)")
-    p.add_argument("--json", metavar="FILE", help="write machine-readable results here")
-    p.add_argument("--check", action="store_true", help="exit 1 when the budget fails")
-    return p.parse_args(argv)
+    return bench_arguments(__doc__, repeat=100, rounds="measured sweeps").parse_args(argv)
 
 
 def sweep(combos: list[tuple[str, str, str]]) -> dict[str, Any]:
@@ -210,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     write_json(
-        args.json,
+        args.json_path,
         {
             "benchmark": "compile_all",
             "machine": machine(),

@@ -15,7 +15,6 @@ Budget (issue: the docs site): a build of the shipped catalog takes <= 10 s.
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import sys
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import REPO, machine, median_ms, spread_ms, table, verdict, write_json
+from _benchlib import REPO, bench_arguments, machine, median_ms, spread_ms, table, verdict, write_json
 
 BUDGET_MS = 10_000.0
 ABOUT = REPO / "docs" / "about.md"
@@ -53,10 +52,7 @@ def write_docs(*, med: float, gen: float, build: float, first_s: float, pages: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--json", dest="json_path")
-    p.add_argument("--check", action="store_true", help="exit 1 when the budget fails")
+    p = bench_arguments(__doc__, repeat=5, rounds="measured rounds")
     p.add_argument("--write-docs", action="store_true", help="write the figure into docs/about.md")
     args = p.parse_args(argv)
 

@@ -15,7 +15,6 @@ chain and a 16,000-key merge in <= 2 s. The exit code is 0 unless --check is giv
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -26,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import REPO, machine, median_ms, table, verdict, write_json
+from _benchlib import REPO, bench_arguments, machine, median_ms, table, verdict, write_json
 
 BUDGET_S = 2.0
 BUDGET_MB = 500.0
@@ -134,10 +133,7 @@ def run_once(command: list[str], cwd: Path) -> tuple[float, float, int, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--json", dest="json_path")
-    p.add_argument("--check", action="store_true", help="exit 1 when a budget fails")
+    p = bench_arguments(__doc__, repeat=5, rounds="measured rounds")
     args = p.parse_args(argv)
 
     rlcat = shutil.which("rlcat", path=str(Path(sys.executable).parent)) or "rlcat"

@@ -13,22 +13,18 @@ Budget (issue: matrix over every seed recipe and platform): <= 1 s in one proces
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import machine, median_ms, spread_ms, table, verdict, write_json
+from _benchlib import bench_arguments, machine, median_ms, spread_ms, table, verdict, write_json
 
 BUDGET_MS = 1000.0
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=15)
-    p.add_argument("--json", dest="json_path")
-    p.add_argument("--check", action="store_true", help="exit 1 when the budget fails")
+    p = bench_arguments(__doc__, repeat=15, rounds="measured sweeps")
     args = p.parse_args(argv)
 
     t0 = time.perf_counter()

@@ -13,7 +13,6 @@ development machine. The exit code is 0 unless --check is given and a budget fai
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -21,17 +20,14 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import REPO, machine, median_ms, spread_ms, table, verdict, write_json
+from _benchlib import REPO, bench_arguments, machine, median_ms, spread_ms, table, verdict, write_json
 
 BUDGET_FAST_S = 90.0
 BUDGET_FULL_S = 360.0
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=3, help="measured rounds (default 3, about 7 min)")
-    p.add_argument("--json", dest="json_path")
-    p.add_argument("--check", action="store_true", help="exit 1 when a budget fails")
+    p = bench_arguments(__doc__, repeat=3, rounds="measured rounds")
     args = p.parse_args(argv)
 
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]

@@ -33,7 +33,6 @@ budget fails (or the findings are not the expected ones).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import cProfile
 import io
@@ -47,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _benchlib import REPO, machine, median_ms, spread_ms, table, verdict, write_json
+from _benchlib import REPO, bench_arguments, machine, median_ms, spread_ms, table, verdict, write_json
 
 BUDGET_S = 2.0
 SEEDS = sorted(p.stem for p in (REPO / "recipes").glob("*.yaml"))
@@ -300,11 +299,8 @@ def render(r: dict[str, Any], repeat: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = bench_arguments(__doc__, repeat=3)
     p.add_argument("--files", type=int, default=1000, help="recipe files to generate (default 1000)")
-    p.add_argument("--repeat", type=int, default=3, help="measured rounds (default 3; ~45 s in all)")
-    p.add_argument("--json", dest="json_path", metavar="FILE", help="write machine-readable results here")
-    p.add_argument("--check", action="store_true", help="exit 1 when the budget fails")
     p.add_argument("--profile", action="store_true", help="print a cProfile of one uncached run")
     p.add_argument("--no-process", action="store_true", help="skip the fresh-process run")
     args = p.parse_args(argv)
