@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import json
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
-from typing import TypedDict
+from typing import Any, TypedDict
 
 DOCS_BASE = "https://rlcat.readthedocs.io/en/latest/diagnostics/"
 
@@ -113,6 +114,20 @@ def printable(text: str, escape: Callable[[str], str] = python_escape) -> str:
     )
     # after escaping: the escapes hold no '#' or '[', so every `##[` left was in the text
     return shown.replace(_LEGACY_COMMAND, _LEGACY_COMMAND_SHOWN)
+
+
+def json_text(data: Any, **options: Any) -> str:
+    """`data` as indented JSON for a terminal, a CI log or a file: hidden characters (as in
+    `printable`) written as `\\uXXXX` escapes and `##[` as `##\\u005b` — the same JSON value, but
+    nothing in it can forge a workflow command or reach a terminal raw. Other text stays readable."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, **options)
+    if not text.isprintable() or _LEGACY_COMMAND in text:
+        text = "".join(
+            json.dumps(char)[1:-1] if char not in "\n" and unicodedata.category(char) in _HIDDEN else char
+            for char in text
+        )  # the newlines json.dumps writes are its own indentation: any in a value are escaped
+        text = text.replace(_LEGACY_COMMAND, "##\\u005b")
+    return text + "\n"
 
 
 class Where(TypedDict, total=False):

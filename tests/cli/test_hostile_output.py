@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -226,9 +227,12 @@ def test_shell_header_comments_are_one_line_each(rlcat: Run, hostile_catalog: Pa
 
 
 def test_yaml_header_is_one_comment_line(rlcat: Run, hostile_catalog: Path) -> None:
-    result = rlcat(
-        "compile", "hostile", "--platform", "evil", "--catalog", str(hostile_catalog), "--format", "yaml"
-    )
+    args = ["compile", "hostile", "--platform", "evil", "--catalog", str(hostile_catalog), "--format", "yaml"]
+    refused = rlcat(*args)  # the recipe's values hold hidden characters: YAML cannot show them safely
+    assert refused.code == 2 and refused.out == ""
+    assert " RLC405 error: " in refused.err
+    assert_inert(refused.err)
+    result = rlcat(*args, "--set", "trainer.experiment=clean")
     assert result.code == 0, result.err
     header, body = result.out.split("\n", 1)
     assert header.startswith("# hostile on evil: verl 0.9.1\\ntouch pwned-newline\\n\\x1b]52;c;")
@@ -681,3 +685,52 @@ def test_shell_word_is_one_bash_word_with_the_exact_bytes(tmp_path: Path, word: 
     assert run.returncode == 0, run.stderr
     assert run.stdout == word.encode("utf-8")
     assert_no_canary(tmp_path)
+
+
+# --- machine-readable formats and usage errors --------------------------------------------------------
+
+HIDDEN_AND_LEGACY = "a\u202eb\u2028::error::x\x85c\x9b31m##[error]d"
+
+
+def assert_terminal_safe(text: str) -> None:
+    assert "##[" not in text
+    assert not any(unicodedata.category(c) in ("Cf", "Zl", "Zp") for c in text)
+    assert not any(unicodedata.category(c) == "Cc" and c not in "\n" for c in text)
+    assert not any(line.lstrip().startswith("::") for line in text.splitlines())
+
+
+def test_json_outputs_escape_what_a_terminal_or_ci_log_would_act_on(rlcat: Run) -> None:
+    for args in (
+        ["compile", SHIPPED_RECIPE, "--format", "json"],
+        ["compile", SHIPPED_RECIPE, "--format", "json", "--explain"],
+    ):
+        result = rlcat(*args, "--set", f"trainer.experiment={json.dumps(HIDDEN_AND_LEGACY)}")
+        assert result.code == 0, result.err
+        assert_terminal_safe(result.out)
+        plan = json.loads(result.out)  # the same value, once parsed
+        assert any(HIDDEN_AND_LEGACY in o for o in plan["overrides"])
+
+
+def test_yaml_outputs_refuse_what_they_cannot_show_safely(rlcat: Run) -> None:
+    result = rlcat(
+        "compile",
+        SHIPPED_RECIPE,
+        "--format",
+        "yaml",
+        "--set",
+        f"trainer.experiment={json.dumps(HIDDEN_AND_LEGACY)}",
+    )
+    assert result.code == 2 and result.out == ""
+    assert " RLC405 error: " in result.err
+    assert_terminal_safe(result.err)
+
+
+def test_usage_errors_show_the_arguments_escaped(rlcat: Run) -> None:
+    for args in (
+        ["compile", SHIPPED_RECIPE, "--x" + HIDDEN_AND_LEGACY],
+        ["compile", "a", "b", HIDDEN_AND_LEGACY],
+    ):
+        result = rlcat(*args)
+        assert result.code == 2
+        assert_terminal_safe(result.err)
+        assert "\\u202e" in result.err

@@ -185,3 +185,28 @@ def test_interp_on_a_typed_field_is_still_text(rlcat: Run, tmp_path: Path) -> No
     assert result.code == 0, result.err
     assert 'trainer.project_name="\\${oc.env:HOME}"' in json.loads(result.out)["overrides"]
     assert "writes it escaped" in result.err
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "actor:\n  model_override_config:\n    x: .nan\n",
+        "actor:\n  model_override_config:\n    x:\n      y: -.inf\n",
+        "overrides:\n  trainer.total_training_steps: .nan\n",
+        "rollout:\n  engine_kwargs:\n    vllm:\n      a: .inf\n",
+    ],
+    ids=["open-dict", "nested-open-dict", "overrides", "engine-kwargs"],
+)
+def test_non_finite_numbers_in_free_form_values_are_refused(rlcat: Run, tmp_path: Path, body: str) -> None:
+    path = child_recipe(tmp_path, body)
+    result = rlcat("compile", str(path))
+    assert result.code == 2
+    assert any("holds NaN or an infinity" in line for line in errors_of(result, "RLC103")), result.err
+    assert rlcat("validate", str(path), "--platform", "cuda").code == 1
+
+
+def test_show_writes_an_interp_value_back_with_its_tag(rlcat: Run, tmp_path: Path) -> None:
+    path = child_recipe(tmp_path, 'overrides:\n  trainer.project_name: !interp "${oc.env:USER}"\n')
+    result = rlcat("show", str(path))
+    assert result.code == 0, result.err
+    assert "trainer.project_name: !interp ${oc.env:USER}" in result.out

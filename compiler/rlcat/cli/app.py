@@ -6,6 +6,7 @@ the console script. The commands register themselves on `app` from their own mod
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sys
@@ -16,7 +17,7 @@ from types import FrameType
 
 import typer
 
-from rlcat.cli.common import OutputClosed, print_diagnostics
+from rlcat.cli.common import OutputClosed, print_diagnostics, print_escaped
 from rlcat.diagnostics import ExitCode, RlcatError
 
 app = typer.Typer(
@@ -98,7 +99,10 @@ def _run_app(args: list[str]) -> int:
         show = getattr(exc, "show", None)
         if show is None:
             raise
-        show()
+        # Typer repeats the offending argument as it was given: shown escaped, like every message
+        usage = io.StringIO()
+        show(file=usage)
+        print_escaped(usage.getvalue())
         return int(ExitCode.INPUT)
     # in non-standalone mode Typer hands back the code of a typer.Exit raised inside a command, and
     # the 130 it makes of a Ctrl-C there (no command returns 130 itself): say that one as we do

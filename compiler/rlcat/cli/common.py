@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, TextIO, Typ
 import typer
 
 from rlcat.catalog import Catalog, user_roots
-from rlcat.diagnostics import Diagnostic, RlcatError, diag
+from rlcat.diagnostics import Diagnostic, RlcatError, diag, printable
 from rlcat.emit.formats import FORMATS
 from rlcat.emit.reporters import REPORTERS
 from rlcat.files import NotARegularFile, atomic_write
@@ -112,6 +112,13 @@ def _emit(stream: TextIO, name: str, text: str) -> None:
 
 def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
     _emit(sys.stderr, "stderr", "".join(d.render() + "\n" for d in diagnostics))
+
+
+def print_escaped(text: str) -> None:
+    """Text rlcat did not write itself (Typer's usage messages repeat the arguments as given) on
+    stderr, each line shown as `printable` shows it."""
+    # split at newlines only: splitlines() would also split at U+2028, showing it as a new line
+    _emit(sys.stderr, "stderr", "".join(printable(line) + "\n" for line in text.rstrip("\n").split("\n")))
 
 
 STDOUT = Path("-")  # `-o -`: print, as most tools read `-`

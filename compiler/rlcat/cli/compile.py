@@ -17,9 +17,9 @@ from rlcat.cli.common import (
     print_diagnostics,
     write_output,
 )
-from rlcat.diagnostics import Diagnostic, RlcatError, Severity
+from rlcat.diagnostics import Diagnostic, RlcatError, Severity, json_text
 from rlcat.emit.explain import annotated_overrides, origins_data
-from rlcat.emit.formats import FORMATS, json_text, plan_data
+from rlcat.emit.formats import FORMATS, plan_data
 from rlcat.pipeline.assemble import Request, compile_request
 
 # Formats that are programs: `-o launch.sh` is run as `./launch.sh`, so it is written executable.

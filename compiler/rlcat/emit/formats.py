@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import yaml
 
 from rlcat import __version__
-from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, printable
-from rlcat.emit.hydra_value import as_config_value, render
+from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, json_text, printable
+from rlcat.emit.hydra_value import RequestedInterpolation, as_config_value, render
 from rlcat.pipeline.assemble import Compiled
 from rlcat.verl.check import Override
 
@@ -117,10 +116,6 @@ def plan_data(c: Compiled) -> dict[str, Any]:
     }
 
 
-def json_text(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
 def to_json(c: Compiled) -> str:
     return json_text(plan_data(c))
 
@@ -162,11 +157,63 @@ def to_yaml(c: Compiled) -> str:
         f"{c.plan.recipe} on {c.plan.platform}: verl {c.plan.verl_version}, {c.plan.entrypoint} "
         f"--config-name={c.plan.config_name}"
     )
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # the C emitter: ~4x faster, same text
+    return header + "\n" + yaml_document(tree)
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """The C emitter where PyYAML has it (~4x faster, same text), writing `!interp` values back
+    with their tag."""
+
+
+_Dumper.add_representer(RequestedInterpolation, lambda d, v: d.represent_scalar("!interp", str(v)))
+
+
+def yaml_document(data: Any) -> str:
+    """`data` as a YAML document for a terminal, a CI log or a file. YAML has no escape a terminal
+    and a CI log both honour, so text with hidden characters or `##[`, or that would begin a line
+    with `::` (a workflow command), is refused (RLC405: use the json format). Lines are never
+    folded, so no value can start a line of its own."""
+    for text in _strings(data):
+        if printable(text) != text:
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC405",
+                        f"{printable(text)!s} holds a hidden character or `##[`, which YAML output "
+                        "would show as it is",
+                        hint="use --format json (it escapes them) or --format shell",
+                    )
+                ]
+            )
     body = yaml.dump(
-        tree, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000
+        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=2**30
     )
-    return header + "\n" + body
+    forged = [line for line in body.splitlines() if line.lstrip().startswith("::")]
+    if forged:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC405",
+                    f"{printable(forged[0].strip())} would begin a line with `::`, a CI workflow command",
+                    hint="use --format json (it escapes them) or --format shell",
+                )
+            ]
+        )
+    return str(body)
+
+
+def _strings(data: Any) -> Iterator[str]:
+    """Every string in `data`, mapping keys included."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
 
 
 def to_shell(c: Compiled) -> str:

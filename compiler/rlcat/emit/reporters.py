@@ -4,7 +4,6 @@ scanning). Each takes the diagnostics and returns the whole output as text."""
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import stat
@@ -14,7 +13,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from rlcat import __version__
-from rlcat.diagnostics import CODES, Diagnostic, Severity, printable
+from rlcat.diagnostics import CODES, Diagnostic, Severity, json_text, printable
 from rlcat.guards import REGISTRY
 from rlcat.pipeline.load import MAX_BYTES
 
@@ -133,7 +132,7 @@ def as_json(diagnostics: Sequence[Diagnostic], files: int) -> str:
         "summary": {str(s): sum(d.severity == s for d in diagnostics) for s in reversed(Severity)},
         "diagnostics": [d.to_dict() for d in diagnostics],
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(data)
 
 
 def _escape_data(text: str) -> str:
@@ -225,7 +224,7 @@ def sarif(diagnostics: Sequence[Diagnostic], files: int) -> str:
             }
         ],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_text(log)
 
 
 def _guard_title(code: str) -> str:

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import io
-import json
 import shutil
 import sys
 from typing import Any
 
-import yaml
-
-from rlcat.diagnostics import printable
-from rlcat.emit.formats import comment_line
+from rlcat.diagnostics import json_text, printable
+from rlcat.emit.formats import comment_line, yaml_document
 from rlcat.emit.hydra_value import render_or_repr
 from rlcat.guards import Guard
 from rlcat.pipeline.resolve import Resolved
@@ -42,7 +39,7 @@ def render_table(columns: list[str], rows: list[list[str]]) -> str:
 
 def render_list(rows: list[dict[str, Any]], fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(rows, indent=2) + "\n"
+        return json_text(rows)
     return render_table(
         ["name", "algorithm", "backend", "engines", "mode", "gpus", "summary"],
         [
@@ -68,17 +65,12 @@ def render_resolved(resolved: Resolved, without_platform_blocks: bool) -> str:
     data["dataset"] = resolved.dataset.model_dump()
     files = " <- ".join(reversed(resolved.source.files))
     header = comment_line(f"{resolved.recipe.name}: resolved from {files}") + "\n"
-    return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
+    return header + yaml_document(data)
 
 
 def render_diff(changes: list[Change], label_a: str, label_b: str, fmt: str) -> str:
     if fmt == "json":
-        return (
-            json.dumps(
-                {"a": label_a, "b": label_b, "changes": [c.__dict__ for c in changes]}, indent=2, default=str
-            )
-            + "\n"
-        )
+        return json_text({"a": label_a, "b": label_b, "changes": [c.__dict__ for c in changes]}, default=str)
     lines = [f"--- {label_a}", f"+++ {label_b}"]
     for c in changes:
         v = render_or_repr if c.table != "env" else str
@@ -95,7 +87,7 @@ def render_diff(changes: list[Change], label_a: str, label_b: str, fmt: str) -> 
 
 def render_matrix(cells: list[Cell], fmt: str) -> str:
     if fmt == "json":
-        return json.dumps([c.__dict__ for c in cells], indent=2) + "\n"
+        return json_text([c.__dict__ for c in cells])
     rows = [
         [
             c.platform,
@@ -114,25 +106,20 @@ def render_matrix(cells: list[Cell], fmt: str) -> str:
 def render_guards(guards: list[type[Guard]], fmt: str) -> str:
     """The guard registry as a table or JSON."""
     if fmt == "json":
-        return (
-            json.dumps(
-                [
-                    {
-                        "id": g.id,
-                        "name": g.name,
-                        "title": g.title,
-                        "severity": str(g.severity),
-                        "affects": g.affects.describe(),
-                        "source": list(g.source),
-                        "since": g.since,
-                        "docs": g.docs(),
-                    }
-                    for g in guards
-                ],
-                indent=2,
-                ensure_ascii=False,
-            )
-            + "\n"
+        return json_text(
+            [
+                {
+                    "id": g.id,
+                    "name": g.name,
+                    "title": g.title,
+                    "severity": str(g.severity),
+                    "affects": g.affects.describe(),
+                    "source": list(g.source),
+                    "since": g.since,
+                    "docs": g.docs(),
+                }
+                for g in guards
+            ]
         )
     return render_table(
         ["id", "severity", "name", "title", "affects"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +84,17 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                     f"'{setting.key}' cannot be written as a Hydra override key: {bad_key}",
                     key=setting.key,
                     hint="a key inside an open dict must be a plain name; rename it",
+                    **_where(setting),
+                )
+            )
+            continue
+        if _non_finite(setting.value):
+            out.diagnostics.append(
+                diag(
+                    "RLC103",
+                    f"'{setting.key}' holds NaN or an infinity: no verl setting means to take one",
+                    key=setting.key,
+                    hint="write a finite number",
                     **_where(setting),
                 )
             )
@@ -186,6 +198,18 @@ class _Suggestions:
         if self.given > self.LIMIT:
             return None
         return suggestion_hint(key, self.index.keys)
+
+
+def _non_finite(value: Any) -> bool:
+    """NaN or an infinity anywhere in `value` (the schema refuses them in typed fields; this covers
+    `overrides:`, open dicts such as model_override_config, and --override)."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, (list, tuple)):
+        return any(_non_finite(v) for v in value)
+    if isinstance(value, dict):
+        return any(_non_finite(v) for v in value.values())
+    return False
 
 
 def _where(setting: Setting) -> Where:
