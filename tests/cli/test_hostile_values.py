@@ -210,3 +210,23 @@ def test_show_writes_an_interp_value_back_with_its_tag(rlcat: Run, tmp_path: Pat
     result = rlcat("show", str(path))
     assert result.code == 0, result.err
     assert "trainer.project_name: !interp ${oc.env:USER}" in result.out
+
+
+def test_a_platform_profile_that_sets_ld_preload_is_reported_by_validate(rlcat: Run, tmp_path: Path) -> None:
+    """Every launch on a platform gets its env: validate reports it on the profile file itself."""
+    profile = tmp_path / "catalog" / "platforms" / "evp.yaml"
+    profile.parent.mkdir(parents=True)
+    shipped = (REPO / "catalog" / "platforms" / "cuda.yaml").read_text(encoding="utf-8")
+    hostile = shipped.replace("name: cuda\n", "name: evp\n", 1).replace(
+        "env: []\n", "env:\n  - {name: LD_PRELOAD, value: /tmp/x.so, reason: perf}\n", 1
+    )
+    assert hostile.count("LD_PRELOAD") == 1
+    profile.write_text(hostile, encoding="utf-8")
+    loose = rlcat("validate", str(tmp_path), "--format", "json")
+    assert loose.code == 0, loose.out
+    (finding,) = [d for d in json.loads(loose.out)["diagnostics"] if d["code"] == "RLC901"]
+    assert (
+        finding["file"].endswith("catalog/platforms/evp.yaml")
+        and finding["line"] == hostile.split("LD_PRELOAD")[0].count("\n") + 1
+    )
+    assert rlcat("validate", str(tmp_path), "--strict").code == 1

@@ -16,10 +16,11 @@ from pydantic import BaseModel
 
 from rlcat.catalog import Catalog, Kind, display_path, walk_entries
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
+from rlcat.guards.security.environment import hazard
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
 from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.load import load_yaml
+from rlcat.pipeline.load import Document, load_yaml
 from rlcat.pipeline.resolve import check_name, load_recipe_source, resolve, validate_document
 from rlcat.verl.index import available_versions
 
@@ -108,10 +109,13 @@ def _validate_entry(path: Path, kind: Kind) -> list[Diagnostic]:
     doc = load_yaml(path, display_path(path))
     entry = validate_document(ENTRY_MODELS[kind], doc)
     check_name(doc, path, kind, getattr(entry, "name", path.stem))
-    if isinstance(entry, PlatformProfile) and entry.verl_index not in available_versions():
+    if not isinstance(entry, PlatformProfile):
+        return []
+    found = _platform_environment(entry, doc)
+    if entry.verl_index not in available_versions():
         # a profile names a release whose key index rlcat ships, never a folder of its own
         have = ", ".join(available_versions()) or "none"
-        return [
+        found.append(
             diag(
                 "RLC404",
                 f"no key index for verl {entry.verl_index} (have: {have})",
@@ -119,8 +123,36 @@ def _validate_entry(path: Path, kind: Kind) -> list[Diagnostic]:
                 key="verl_index",
                 hint="name a release rlcat ships a key index for",
             )
-        ]
-    return []
+        )
+    return found
+
+
+def _platform_environment(profile: PlatformProfile, doc: Document) -> list[Diagnostic]:
+    """RLC901 on the profile file itself: every launch on the platform gets its env and its tweaks'
+    env, so a variable that changes what runs is reported here, not only when a recipe compiles."""
+    variables: list[tuple[tuple[str | int, ...], str, str]] = [
+        (("env", i, "value"), var.name, var.value) for i, var in enumerate(profile.env)
+    ]
+    variables += [
+        (("tweaks", i, "env", name), name, value)
+        for i, tweak in enumerate(profile.tweaks)
+        for name, value in tweak.env.items()
+    ]
+    found = []
+    for path, name, value in variables:
+        danger = hazard(name, value)
+        if danger is not None:
+            found.append(
+                diag(
+                    "RLC901",
+                    f"env {name} of platform {profile.name}: {danger.effect}",
+                    severity=Severity.WARNING,
+                    **doc.locate(path),
+                    key=".".join(str(p) for p in path),
+                    hint="put it in the image or the cluster's environment instead",
+                )
+            )
+    return found
 
 
 def _validate_recipe(path: Path, catalog: Catalog, platforms: list[str] | None) -> list[Diagnostic]:
