@@ -230,3 +230,20 @@ def test_a_platform_profile_that_sets_ld_preload_is_reported_by_validate(rlcat: 
         and finding["line"] == hostile.split("LD_PRELOAD")[0].count("\n") + 1
     )
     assert rlcat("validate", str(tmp_path), "--strict").code == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "actor:\n  model_override_config:\n    rope_scaling.type: x\n    rope_scaling: {factor: 2}\n",
+        "rollout:\n  engine_kwargs:\n    vllm:\n      a.b: 1\n",
+        "actor:\n  model_override_config:\n    outer:\n      in.ner: 1\n",
+    ],
+    ids=["beside-its-nested-form", "engine-kwargs", "nested"],
+)
+def test_a_dotted_key_in_a_free_form_mapping_is_refused(rlcat: Run, tmp_path: Path, body: str) -> None:
+    """Each key of such a mapping is one segment of a verl key: a dotted one would write a path
+    twice (or silently nest), so it is refused where it is written."""
+    result = rlcat("compile", str(child_recipe(tmp_path, body)))
+    assert result.code == 2
+    assert any("holds a '.'" in line for line in errors_of(result, "RLC103")), result.err

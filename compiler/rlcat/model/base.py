@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from rlcat.model.axes import NAME_PATTERN
 
@@ -15,6 +15,24 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 # verl keys are dotted Hydra paths; the key index decides whether they exist.
 VerlKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_0-9][A-Za-z0-9_]*)*$")]
+
+
+def _one_key_per_level(mapping: dict[str, Any], path: str = "") -> dict[str, Any]:
+    """Keys of a free-form mapping (each becomes one segment of a verl key) are names, not dotted
+    paths or numbers: `{"a.b": 1}` beside `{a: {b: 2}}` would write one key twice."""
+    for key, value in mapping.items():
+        where = f"{path}{key!r}" if path else repr(key)
+        if not isinstance(key, str):
+            raise ValueError(f"key {where} is not a name (a {type(key).__name__}); quote it or rename it")
+        if "." in key:
+            raise ValueError(f"key {where} holds a '.': nest a mapping instead of dotting the key")
+        if isinstance(value, dict):
+            _one_key_per_level(value, f"{where} → ")
+    return mapping
+
+
+# A mapping of verl settings the schema does not model (model_override_config, engine kwargs, ...).
+OpenMapping = Annotated[dict[str, Any], AfterValidator(_one_key_per_level)]
 
 
 class Strict(BaseModel):

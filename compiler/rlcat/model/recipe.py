@@ -11,7 +11,16 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints, model_validator
 
 from rlcat.model.axes import ENGINES, Algorithm, Backend, Engine, Mode
-from rlcat.model.base import EnvName, Fraction, Name, NonNegativeInt, PositiveInt, Strict, VerlKey
+from rlcat.model.base import (
+    EnvName,
+    Fraction,
+    Name,
+    NonNegativeInt,
+    OpenMapping,
+    PositiveInt,
+    Strict,
+    VerlKey,
+)
 
 
 class Resources(Strict):
@@ -95,7 +104,7 @@ class Rollout(Strict):
     enforce_eager: bool | None = None
     cudagraph_capture_sizes: list[PositiveInt] | None = None
     val: ValSampling = Field(default_factory=ValSampling)
-    engine_kwargs: dict[Engine, dict[str, Any]] = Field(default_factory=dict)
+    engine_kwargs: dict[Engine, OpenMapping] = Field(default_factory=dict)
 
 
 class Optim(Strict):
@@ -120,7 +129,7 @@ class MegatronSettings(Strict):
     vanilla_mbridge: bool | None = None
     use_remove_padding: bool | None = None
     dtype: Literal["bfloat16", "float16", "float32"] | None = None
-    override_transformer_config: dict[str, Any] = Field(default_factory=dict)
+    override_transformer_config: OpenMapping = Field(default_factory=dict)
 
 
 class Actor(Strict):
@@ -133,7 +142,7 @@ class Actor(Strict):
     use_remove_padding: bool | None = None
     gradient_checkpointing: bool | None = None
     trust_remote_code: bool | None = None
-    model_override_config: dict[str, Any] = Field(default_factory=dict)
+    model_override_config: OpenMapping = Field(default_factory=dict)
     megatron: MegatronSettings = Field(default_factory=MegatronSettings)
 
 
