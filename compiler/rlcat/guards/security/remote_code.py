@@ -31,6 +31,18 @@ LOADS = (
     # verl/trainer/main_ppo.py loads the tokenizer and processor from the actor's model path
     CodeLoad("data.trust_remote_code", f"{ARF}.model.path", "the tokenizer and processor load"),
     CodeLoad("critic.model.trust_remote_code", "critic.model.path", "the critic loads", needs_critic=True),
+    # verl/workers/config/model.py loads the config and tokenizer from these when they are set
+    CodeLoad(
+        f"{ARF}.model.trust_remote_code", f"{ARF}.model.hf_config_path", "the actor's model config loads"
+    ),
+    CodeLoad(f"{ARF}.model.trust_remote_code", f"{ARF}.model.tokenizer_path", "the actor's tokenizer loads"),
+    CodeLoad("data.trust_remote_code", f"{ARF}.model.tokenizer_path", "the tokenizer and processor load"),
+    CodeLoad(
+        "critic.model.trust_remote_code", "critic.model.hf_config_path", "the critic's config loads", True
+    ),
+    CodeLoad(
+        "critic.model.trust_remote_code", "critic.model.tokenizer_path", "the critic's tokenizer loads", True
+    ),
 )
 
 
@@ -59,7 +71,8 @@ class RemoteCodeFromAChangedModel(Guard):
     that choice was reviewed. When the repository comes from anywhere else (a model entry in a user
     catalog folder, a built-in entry replaced by one with another `hf_id`, a recipe's
     `actor.model_path`, an override of `actor_rollout_ref.model.path`), a pull request decides
-    whose code runs at load time, and turning `trust_remote_code` on (the recipe's
+    whose code runs at load time (the model path, or the `hf_config_path` or `tokenizer_path` verl
+    loads the config and tokenizer from when they are set), and turning `trust_remote_code` on (the recipe's
     `actor.trust_remote_code`, the model entry's `trust_remote_code`, or an override of
     `actor_rollout_ref.model.trust_remote_code`, `data.trust_remote_code` or
     `critic.model.trust_remote_code`) lets it run.

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rlcat.diagnostics import Severity
+from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.guards.security.values import quoted
+from rlcat.pipeline.lower.common import ARF
+
+# verl keys whose value names Python that verl imports or executes at launch, and what it runs.
+CODE_KEYS = {
+    "custom_reward_function.path": "verl imports this file and calls its reward function on every sample",
+    "data.custom_cls.path": "verl imports this file to build the dataset class",
+    f"{ARF}.model.external_lib": "verl imports this module before it loads the model",
+}
+
+
+@register
+class CodeFromAPathTheRecipeNames(Guard):
+    """The plan names Python code that verl imports or runs at launch.
+
+    **Why**: `custom_reward_function.path` and `data.custom_cls.path` name a Python file that verl
+    imports (and runs) in every worker; `actor_rollout_ref.model.external_lib` names a module it
+    imports before loading the model. Set by a recipe, a catalog entry or its `overrides:`, they let
+    a pull request choose code that runs with the job's credentials and data — as surely as a
+    changed script. rlcat cannot read that code; it says that the plan runs it, so a reviewer looks.
+
+    **Bad**:
+
+    ```yaml
+    overrides:
+      custom_reward_function.path: /shared/tmp/reward.py
+    ```
+
+    **Good**: the reward code in the repository under review (and reviewed with it), or verl's
+    built-in scorers; a path the team trusts is allowed with the reason:
+    `allow: {RLC903: "our reward module, reviewed in the recipes repository"}` (the finding stays
+    visible, with the reason).
+    """
+
+    id = "RLC903"
+    name = "code_from_a_path_the_recipe_names"
+    title = "the plan names Python code that verl imports at launch"
+    severity = Severity.WARNING
+    source = (
+        "verl/utils/reward_score and verl/trainer/ppo/reward.py (custom_reward_function.path)",
+        "verl/utils/dataset/rl_dataset.py (data.custom_cls.path)",
+        "verl/workers/config/model.py (external_lib)",
+    )
+    since = "0.1.0"
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        for key, effect in CODE_KEYS.items():
+            setter = ctx.setter(key)
+            if setter is None or setter.value in (None, ""):
+                continue
+            yield Finding(
+                f"{key}={quoted(str(setter.value))}: {effect}",
+                key=key,
+                hint="review the code it names; if it is trusted, say why: "
+                f'allow: {{{self.id}: "the reason"}}',
+            )
