@@ -447,7 +447,7 @@ class Catalog:
 
     def _build(self, kind: Kind) -> _Table:
         table = _Table()
-        builtin_entries: dict[str, Path] = {}
+        later: dict[str, list[tuple[Path, bool]]] = {}  # every entry of each name, in search order
         for root, is_builtin in self._distinct_roots():
             folder = root / KIND_DIRS[kind]
             if kind == "recipe" and not is_builtin and not os.path.lexists(folder):
@@ -468,19 +468,19 @@ class Catalog:
                     continue
                 in_root[name] = path
                 table.names.setdefault(name, path)
-            if is_builtin:
-                builtin_entries.update(in_root)
+                later.setdefault(name, []).append((path, is_builtin))
         for name, path in table.names.items():
-            builtin_file = builtin_entries.get(name)
-            if builtin_file is None or path == builtin_file:
-                continue
-            # not the same file by two names, nor a copy of it (a recipes repository that vendors
-            # rlcat's own entries replaces nothing)
-            if os.path.realpath(path) != os.path.realpath(builtin_file) and not filecmp.cmp(
-                path, builtin_file, shallow=False
-            ):
-                table.replaced[name] = _replacement(kind, name, path, builtin_file)
+            # the first entry of a name wins; one it hides in a later folder (rlcat's own, or another
+            # user folder's) is reported, unless it is the same file by two names or a copy of it (a
+            # recipes repository that vendors rlcat's own entries replaces nothing)
+            for hidden, is_builtin in later[name][1:]:
+                if os.path.realpath(path) == os.path.realpath(hidden):
+                    continue
+                if filecmp.cmp(path, hidden, shallow=False):
+                    continue
+                table.replaced[name] = _replacement(kind, name, path, hidden, is_builtin)
                 table.conflicts.append(table.replaced[name])
+                break
         return table
 
 
@@ -507,15 +507,16 @@ def _duplicate(kind: Kind, name: str, first: Path, second: Path) -> _Conflict:
     )
 
 
-def _replacement(kind: Kind, name: str, path: Path, builtin_file: Path) -> _Conflict:
-    # the built-in file by its full path: relative to the working folder, a user's catalog can name
+def _replacement(kind: Kind, name: str, path: Path, hidden: Path, builtin: bool) -> _Conflict:
+    # the hidden file by its full path: relative to the working folder, a user's catalog can name
     # its own file exactly as rlcat names the built-in one
+    whose = f"rlcat's built-in {kind}" if builtin else f"the {kind} of a later catalog folder"
     return _Conflict(
         diag(
             "RLC206",
-            f"{kind} '{name}' replaces rlcat's built-in {kind} {os.path.abspath(builtin_file)}",
+            f"{kind} '{name}' replaces {whose} {os.path.abspath(hidden)}",
             file=display_path(path),
-            hint=f"give the entry a new name unless replacing rlcat's own {kind} is intended",
+            hint=f"give the entry a new name unless replacing {whose} is intended",
         ),
         frozenset({os.path.abspath(path)}),
     )

@@ -247,3 +247,22 @@ def test_a_dotted_key_in_a_free_form_mapping_is_refused(rlcat: Run, tmp_path: Pa
     result = rlcat("compile", str(child_recipe(tmp_path, body)))
     assert result.code == 2
     assert any("holds a '.'" in line for line in errors_of(result, "RLC103")), result.err
+
+
+def test_an_entry_hiding_another_user_folders_entry_is_reported(rlcat: Run, tmp_path: Path) -> None:
+    """Two catalog folders (say a pull request's and a team's shared RLCAT_PATH one) with the same
+    model: the first wins, and the one it hides is named (RLC206), not silently replaced."""
+    shipped = (REPO / "catalog" / "models" / "qwen3_8b.yaml").read_text(encoding="utf-8")
+    for folder, positions in (("pr", 1111), ("team", 2222)):
+        model = tmp_path / folder / "catalog" / "models" / "mymodel.yaml"
+        model.parent.mkdir(parents=True)
+        text = shipped.replace("name: qwen3_8b", "name: mymodel")
+        model.write_text(text + f"# {positions}\n", encoding="utf-8")
+    recipe = child_recipe(tmp_path / "pr", "model: mymodel\n")
+    result = rlcat(
+        "compile", str(recipe), "--catalog", str(tmp_path / "pr"), "--catalog", str(tmp_path / "team")
+    )
+    assert result.code == 0, result.err
+    (warning,) = [line for line in result.err.splitlines() if " RLC206 warning: " in line]
+    assert "pr/catalog/models/mymodel.yaml" in warning
+    assert str(tmp_path / "team" / "catalog" / "models" / "mymodel.yaml") in warning
