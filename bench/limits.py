@@ -91,6 +91,12 @@ def sixteen_thousand_keys(root: Path) -> list[str]:
     return ["compile", "child", "--catalog", ".", "--format", "json"]
 
 
+def many_fields(root: Path) -> list[str]:
+    fields = "".join(f"unknown_field_{i}: {i}\n" for i in range(150_000))
+    (root / "recipes" / "wide.yaml").write_text(recipe("wide", fields))
+    return ["validate", "recipes/wide.yaml"]
+
+
 def unknown_keys(root: Path) -> list[str]:
     overrides = "".join(f"  trainer.unknown_key_{i}: {i}\n" for i in range(4000))
     (root / "recipes" / "unknown.yaml").write_text(recipe("unknown", "overrides:\n" + overrides))
@@ -113,6 +119,7 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "1,000-long extends chain": long_extends_chain,
     "16,000 keys over 16,000": sixteen_thousand_keys,
     "4,000 unknown verl keys": unknown_keys,
+    "150,000 unknown fields (4 MB)": many_fields,
 }
 
 

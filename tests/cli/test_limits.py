@@ -304,3 +304,16 @@ def test_a_replaced_value_drops_the_origins_of_what_it_replaced(tmp_path: Path) 
     for path in below:
         assert source.origins[path].file == "recipes/child.yaml", path
     assert source.origins[("trainer", "project")].file == "recipes/parent.yaml"
+
+
+def test_a_file_of_too_many_values_is_refused_before_it_is_composed(rlcat: Run, tmp_path: Path) -> None:
+    """150,000 one-line fields: refused by counting lines, not by composing 150,000 nodes first."""
+    path = tmp_path / "recipes" / "wide.yaml"
+    path.parent.mkdir(parents=True)
+    fields = "".join(f"unknown_field_{i}: {i}\n" for i in range(150_000))
+    path.write_text(recipe("wide", fields), encoding="utf-8")
+    result, peak = measured(rlcat, "validate", str(path), "--format", "json")
+    (finding,) = json.loads(result.out)["diagnostics"]
+    assert finding["code"] == "RLC007" and "values in one file" in finding["message"]
+    assert result.code == 2
+    assert peak < MEMORY_LIMIT, f"peak Python allocations {peak / MB:.0f} MB"

@@ -42,7 +42,9 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 Path_ = tuple[str | int, ...]
 
 MAX_DEPTH = 64
-MAX_NODES = 200_000  # after alias expansion: real recipes have a few hundred
+# after alias expansion: real recipes have a few hundred values, and a document is parsed at about
+# 10 µs a value, so this bounds a file's parse to well under a second (bench/limits.py)
+MAX_NODES = 50_000
 MAX_BYTES = 16 * 1024 * 1024
 # Characters of keys and scalar values after alias expansion. Without aliases a file never holds
 # more characters of text than it has bytes, so only aliases reach this: each one counts the whole
@@ -479,11 +481,36 @@ def read_text(path: Path, display: str | None = None) -> str:
         return _decode(_read_limited(stream, name), name)
 
 
+def _refuse_too_many_values(text: str, file: str) -> None:
+    """Refuse, before composing, a file that must hold more values than MAX_NODES: PyYAML composes
+    the whole document first (about 10 µs a value), so counting after would come too late for a
+    16 MiB file of one-line keys. Each value needs a line of its own or a comma; comment and blank
+    lines hold none."""
+    at_least = text.count(",")
+    if at_least <= MAX_NODES:
+        for line in text.split("\n"):
+            stripped = line.lstrip()
+            if stripped and not stripped.startswith("#"):
+                at_least += 1
+    if at_least > 2 * MAX_NODES:  # a key and its value on one line are two values
+        raise RlcatError(
+            [
+                diag(
+                    "RLC007",
+                    f"about {at_least} values in one file; the limit is {MAX_NODES}",
+                    file=file,
+                    hint="a recipe or catalog entry holds a few hundred values",
+                )
+            ]
+        )
+
+
 def parse_yaml(text: str, file: str) -> Document:
     """Parse YAML text into a Document whose top level is a mapping."""
     hidden = _hidden_line_breaks(text, unscanned_too=False)
     if hidden:
         raise RlcatError(_hidden_break_diagnostics(text, hidden, file))
+    _refuse_too_many_values(text, file)
     lines = _Lines(text)
     try:
         root = yaml.compose(text, Loader=_Loader)
