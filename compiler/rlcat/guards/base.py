@@ -134,10 +134,6 @@ class Context:
         history = self.plan.env.get(name)
         return None if history is None or history.removed else str(history.final.value)
 
-    @property
-    def total_gpus(self) -> int:
-        return self.recipe.resources.nodes * self.recipe.resources.gpus_per_node
-
 
 def _literal(text: str) -> Any:
     text = text.strip()

@@ -49,11 +49,13 @@ class ParallelismFitsGpus(Guard):
     def check(self, ctx: Context) -> Iterator[Finding]:
         v = ctx.value
         r = ctx.recipe
+        # the GPUs verl will be given, after every layer: the recipe's resources, or an override of
+        # trainer.n_gpus_per_node in `overrides:` or on the command line
+        trainer = (v("trainer.nnodes") or 1) * (v("trainer.n_gpus_per_node") or 0)
         if r.mode == "fully_async":
-            trainer = (v("trainer.nnodes") or 1) * (v("trainer.n_gpus_per_node") or 0)
             rollout = (v("rollout.nnodes") or 1) * (v("rollout.n_gpus_per_node") or 0)
         else:
-            trainer = rollout = ctx.total_gpus
+            rollout = trainer
         if r.backend == "megatron":
             for role in ("actor", "ref"):
                 pre = f"{ARF}.{role}.megatron"
@@ -83,7 +85,7 @@ class ParallelismFitsGpus(Guard):
                 f"rollout TP {rtp} does not divide the {rollout} rollout GPUs",
                 key=f"{ARF}.rollout.tensor_model_parallel_size",
             )
-        per_node = v("rollout.n_gpus_per_node") if r.mode == "fully_async" else r.resources.gpus_per_node
+        per_node = v("rollout.n_gpus_per_node" if r.mode == "fully_async" else "trainer.n_gpus_per_node")
         if isinstance(per_node, int) and rtp > per_node:
             yield Finding(
                 f"rollout TP {rtp} spans more than one node ({per_node} GPUs per node)",
