@@ -75,7 +75,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     # 3xx: lowering / compile
     "RLC301": ("invalid combination", Severity.ERROR),
     "RLC302": ("GPU layout does not fit", Severity.ERROR),
-    "RLC303": ("known broken on this platform", Severity.WARNING),
+    "RLC303": ("known broken on this platform", Severity.ERROR),
     "RLC304": ("untested on this platform", Severity.INFO),
     # 4xx: verl key index
     "RLC401": ("unknown verl key", Severity.ERROR),

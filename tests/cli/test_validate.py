@@ -95,11 +95,28 @@ def test_strict_fails_on_warnings(rlcat: Run, tmp_path: Path) -> None:
     recipe.parent.mkdir()
     recipe.write_text(
         "name: sglang_old\nextends: geo3k_megatron_4_4\nsummary: sglang on the 7.0.2 image\nengine: sglang\n"
+        "allow: {RLC303: SGLang installed into our copy of the image}\n"
     )
     loose = rlcat("validate", str(recipe), "--platform", "rocm-7.0.2")
     strict = rlcat("validate", str(recipe), "--platform", "rocm-7.0.2", "--strict")
-    assert "RLC303" in loose.out and "warning" in loose.out
+    assert "RLC303 warning" in loose.out and "allowed by the recipe" in loose.out
     assert (loose.code, strict.code) == (0, 1)
+
+
+def test_a_known_broken_cell_is_an_error_unless_accepted(rlcat: Run, tmp_path: Path) -> None:
+    recipe = tmp_path / "recipes" / "sglang_old.yaml"
+    recipe.parent.mkdir()
+    recipe.write_text(
+        "name: sglang_old\nextends: geo3k_megatron_4_4\nsummary: sglang on the 7.0.2 image\nengine: sglang\n"
+    )
+    report = rlcat("validate", str(recipe), "--platform", "rocm-7.0.2")
+    assert "RLC303 error" in report.out and "--allow-known-broken" in report.out
+    assert report.code == 1
+    args = ["compile", "geo3k_megatron_4_4", "--platform", "rocm-7.0.2", "--engine", "sglang"]
+    refused = rlcat(*args)
+    assert refused.code == 1 and refused.out == ""
+    accepted = rlcat(*args, "--allow-known-broken")
+    assert accepted.code == 0 and "RLC303 warning" in accepted.err
 
 
 def test_text_report_has_hint_and_caret(rlcat: Run) -> None:

@@ -69,6 +69,13 @@ def compile_cmd(
     explain: Annotated[
         bool, typer.Option("--explain", help="Annotate every override and env var with its origin.")
     ] = False,
+    allow_known_broken: Annotated[
+        bool,
+        typer.Option(
+            "--allow-known-broken",
+            help="Compile a mode × engine × backend cell the platform marks known-broken (a warning).",
+        ),
+    ] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Compile a recipe into the entrypoint, config, overrides and env that launch it on verl."""
@@ -84,7 +91,10 @@ def compile_cmd(
         )
     cat = catalog_for(catalog)
     compiled = compile_request(
-        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])), cat
+        Request(
+            recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
+        ),
+        cat,
     )
     notes = [d for d in compiled.diagnostics if d.severity < Severity.ERROR]
     print_diagnostics(cat.replaced_builtins(compiled.inputs) + notes)

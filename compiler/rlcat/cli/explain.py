@@ -33,13 +33,23 @@ def explain_cmd(
         list[str] | None, typer.Option("--set", help="Change a recipe field (repeatable).")
     ] = None,
     override: Annotated[list[str] | None, typer.Option(help="Set a verl key (repeatable).")] = None,
+    allow_known_broken: Annotated[
+        bool,
+        typer.Option(
+            "--allow-known-broken",
+            help="Compile a mode × engine × backend cell the platform marks known-broken (a warning).",
+        ),
+    ] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Show the final value of a key and every layer that set it, in order: verl default, recipe, mode,
     platform profile, recipe platform block, guard, command line."""
     cat = catalog_for(catalog)
     compiled = compile_request(
-        Request(recipe, platform, engine, mode, None, list(set_ or []), list(override or [])), cat
+        Request(
+            recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
+        ),
+        cat,
     )
     print_diagnostics(cat.replaced_builtins(compiled.inputs))
     write_output(explain_key(compiled, key))

@@ -261,8 +261,12 @@ class Recipe(Strict):
         default={}, description="Per-platform adjustments: a partial recipe merged over this one"
     )
     env: dict[EnvName, str] = Field(default_factory=dict)
-    allow: dict[Annotated[str, StringConstraints(pattern=r"^RLC[5-9][0-9][0-9]$")], str] = Field(
-        default={}, description="Guards this recipe silences, each with the reason"
+    allow: dict[Annotated[str, StringConstraints(pattern=r"^RLC(303|[5-9][0-9][0-9])$")], str] = Field(
+        default={},
+        description=(
+            "Guards this recipe silences (and RLC303: a known-broken platform cell it accepts), "
+            "each with the reason"
+        ),
     )
     overrides: dict[VerlKey, Any] = Field(
         default={}, description="verl keys the schema does not model; still checked against the key index"

@@ -46,6 +46,8 @@ class Request:
     backend: str | None = None
     sets: list[str] = field(default_factory=list)
     overrides: list[str] = field(default_factory=list)
+    # compile a cell the platform marks known-broken (a warning then, not an error)
+    allow_known_broken: bool = False
 
 
 @dataclass
@@ -111,7 +113,7 @@ def compile_request(req: Request, catalog: Catalog | None = None, source: Source
     group = tuple(f"{g}={o}" for g, o in plan.group_choices.items())
     index = verl_index.load_index(profile.verl_index, plan.config_name, group)
     recipe_file = resolved.source.files[-1] if resolved.source.files else None
-    problems += _support_status(profile, recipe, recipe_file)
+    problems += _support_status(profile, recipe, recipe_file, req.allow_known_broken)
 
     guarded = run_guards(Context(recipe, resolved.model, profile, plan, index), recipe.allow, recipe_file)
     for setting, is_env in guarded.fixes:
@@ -121,7 +123,8 @@ def compile_request(req: Request, catalog: Catalog | None = None, source: Source
     diagnostics = _unique(with_yaml11_hints(found, resolved.source.yaml11_hints))
     if has_errors(diagnostics):
         # guard findings are findings about a readable recipe (exit 1); the rest is bad input (exit 2)
-        guard_codes = set(guarded.fired) | {d.code for d in guarded.diagnostics}
+        # (a known-broken cell is a finding too: the recipe reads fine, the platform cannot run it)
+        guard_codes = set(guarded.fired) | {d.code for d in guarded.diagnostics} | {"RLC303"}
         only_guards = all(d.code in guard_codes for d in diagnostics if d.severity >= Severity.ERROR)
         raise RlcatError(diagnostics, ExitCode.FINDINGS if only_guards else ExitCode.INPUT)
     removed_by_guards = [
@@ -147,20 +150,35 @@ def _inputs(resolved: Resolved, profile_origin: Origin) -> list[str]:
     return [f for f in [*files, profile_origin.file] if f is not None]
 
 
-def _support_status(profile: PlatformProfile, recipe: Recipe, file: str | None) -> list[Diagnostic]:
-    """The profile's word on this mode × engine × backend cell, when it is not plain 'supported'."""
+def _support_status(
+    profile: PlatformProfile, recipe: Recipe, file: str | None, allow_known_broken: bool
+) -> list[Diagnostic]:
+    """The profile's word on this mode × engine × backend cell, when it is not plain 'supported'. A
+    known-broken cell is an error (the run would fail on the cluster), unless the command line
+    (--allow-known-broken) or the recipe (`allow: {RLC303: reason}`) accepts it: then a warning."""
     for cell in profile.support:
         if (cell.mode, cell.engine, cell.backend) != (recipe.mode, recipe.engine, recipe.backend):
             continue
         cell_name = f"{recipe.mode} × {recipe.engine} × {recipe.backend}"
         why = f": {cell.note}" if cell.note else ""
         if cell.status == "known-broken":
+            reason = recipe.allow.get("RLC303")
+            accepted = allow_known_broken or reason is not None
+            source = f"source: {cell.source}" if cell.source else ""
+            hint = (
+                source
+                if accepted
+                else "pass --allow-known-broken, or accept it in the recipe with the reason: "
+                'allow: {RLC303: "why it works for you"}' + (f"; {source}" if source else "")
+            )
             return [
                 diag(
                     "RLC303",
-                    f"platform {profile.name} marks {cell_name} known-broken{why}",
+                    f"platform {profile.name} marks {cell_name} known-broken{why}"
+                    + (f" (allowed by the recipe: {reason})" if reason is not None else ""),
+                    severity=Severity.WARNING if accepted else Severity.ERROR,
                     file=file,
-                    hint=f"source: {cell.source}" if cell.source else None,
+                    hint=hint or None,
                 )
             ]
         if cell.status == "untested":
