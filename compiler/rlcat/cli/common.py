@@ -18,12 +18,21 @@ from rlcat.emit.formats import FORMATS
 from rlcat.emit.reporters import REPORTERS
 from rlcat.files import NotARegularFile, atomic_write
 from rlcat.model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
+from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
 CatalogOpt = Annotated[
     Optional[list[Path]],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
     # readable=False: catalog_for checks the folders and says what is wrong in rlcat's own words
     typer.Option(
         "--catalog", readable=False, help="Extra catalog folder (repeatable); RLCAT_PATH also adds folders."
+    ),
+]
+
+AllowKnownBrokenOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-known-broken",
+        help="Compile a mode × engine × backend cell the platform marks known-broken (a warning).",
     ),
 ]
 
@@ -108,6 +117,15 @@ def _emit(stream: TextIO, name: str, text: str) -> None:
                 )
             ]
         ) from None
+
+
+def compile_plan(request: Request, catalog: list[Path] | None) -> Compiled:
+    """Compile with the command line's catalog folders; on stderr, RLC206 for each user entry the
+    plan used that replaces another of the same name."""
+    cat = catalog_for(catalog)
+    compiled = compile_request(request, cat)
+    print_diagnostics(cat.replaced_builtins(compiled.inputs))
+    return compiled
 
 
 def print_diagnostics(diagnostics: list[Diagnostic]) -> None:

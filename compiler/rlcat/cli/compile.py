@@ -9,18 +9,19 @@ import typer
 
 from rlcat.cli.app import app
 from rlcat.cli.common import (
+    AllowKnownBrokenOpt,
     CatalogOpt,
     EngineName,
     ModeName,
     PlanFormat,
-    catalog_for,
+    compile_plan,
     print_diagnostics,
     write_output,
 )
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, json_text
 from rlcat.emit.explain import annotated_overrides, origins_data
 from rlcat.emit.formats import FORMATS, plan_data
-from rlcat.pipeline.assemble import Request, compile_request
+from rlcat.pipeline.assemble import Request
 
 # Formats that are programs: `-o launch.sh` is run as `./launch.sh`, so it is written executable.
 EXECUTABLE_FORMATS = frozenset({"shell"})
@@ -69,13 +70,7 @@ def compile_cmd(
     explain: Annotated[
         bool, typer.Option("--explain", help="Annotate every override and env var with its origin.")
     ] = False,
-    allow_known_broken: Annotated[
-        bool,
-        typer.Option(
-            "--allow-known-broken",
-            help="Compile a mode × engine × backend cell the platform marks known-broken (a warning).",
-        ),
-    ] = False,
+    allow_known_broken: AllowKnownBrokenOpt = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Compile a recipe into the entrypoint, config, overrides and env that launch it on verl."""
@@ -89,15 +84,13 @@ def compile_cmd(
                 )
             ]
         )
-    cat = catalog_for(catalog)
-    compiled = compile_request(
+    compiled = compile_plan(
         Request(
             recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
         ),
-        cat,
+        catalog,
     )
-    notes = [d for d in compiled.diagnostics if d.severity < Severity.ERROR]
-    print_diagnostics(cat.replaced_builtins(compiled.inputs) + notes)
+    print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
     if not explain:
         text = FORMATS[fmt](compiled)
     elif fmt == "overrides":

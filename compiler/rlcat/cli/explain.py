@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, EngineName, ModeName, catalog_for, print_diagnostics, write_output
+from rlcat.cli.common import AllowKnownBrokenOpt, CatalogOpt, EngineName, ModeName, compile_plan, write_output
 from rlcat.emit.explain import explain_key
-from rlcat.pipeline.assemble import Request, compile_request
+from rlcat.pipeline.assemble import Request
 
 
 @app.command(
@@ -33,23 +33,15 @@ def explain_cmd(
         list[str] | None, typer.Option("--set", help="Change a recipe field (repeatable).")
     ] = None,
     override: Annotated[list[str] | None, typer.Option(help="Set a verl key (repeatable).")] = None,
-    allow_known_broken: Annotated[
-        bool,
-        typer.Option(
-            "--allow-known-broken",
-            help="Compile a mode × engine × backend cell the platform marks known-broken (a warning).",
-        ),
-    ] = False,
+    allow_known_broken: AllowKnownBrokenOpt = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Show the final value of a key and every layer that set it, in order: verl default, recipe, mode,
     platform profile, recipe platform block, guard, command line."""
-    cat = catalog_for(catalog)
-    compiled = compile_request(
+    compiled = compile_plan(
         Request(
             recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
         ),
-        cat,
+        catalog,
     )
-    print_diagnostics(cat.replaced_builtins(compiled.inputs))
     write_output(explain_key(compiled, key))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import yaml
 
 from rlcat import __version__
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, json_text, printable
-from rlcat.emit.hydra_value import RequestedInterpolation, as_config_value, render
+from rlcat.emit.hydra_value import RequestedInterpolation, as_config_value, leaves, render
 from rlcat.pipeline.assemble import Compiled
 from rlcat.verl.check import Override
 
@@ -173,8 +173,8 @@ def yaml_document(data: Any) -> str:
     and a CI log both honour, so text with hidden characters or `##[`, or that would begin a line
     with `::` (a workflow command), is refused (RLC405: use the json format). Lines are never
     folded, so no value can start a line of its own."""
-    for text in _strings(data):
-        if printable(text) != text:
+    for text in leaves(data, keys=True):
+        if isinstance(text, str) and printable(text) != text:
             raise RlcatError(
                 [
                     diag(
@@ -200,20 +200,6 @@ def yaml_document(data: Any) -> str:
             ]
         )
     return str(body)
-
-
-def _strings(data: Any) -> Iterator[str]:
-    """Every string in `data`, mapping keys included."""
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
 
 
 def to_shell(c: Compiled) -> str:

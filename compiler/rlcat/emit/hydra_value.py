@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from functools import cache
 from typing import Any, NoReturn
 
@@ -48,23 +49,31 @@ def inert(text: str) -> str:
     return _INTERPOLATION_START.sub(lambda m: m.group(1) * 2 + "\\${", text)
 
 
+def leaves(value: Any, *, keys: bool = False) -> Iterator[Any]:
+    """The scalars anywhere in `value` (lists and mappings opened; with `keys`, mapping keys too)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            if keys:
+                stack.extend(item.keys())
+            stack.extend(item.values())
+        else:
+            yield item
+
+
 def interpolations_in(value: Any) -> tuple[bool, bool]:
     """(escaped, requested) for the strings anywhere in `value`: whether one holds `${` that rlcat
     writes escaped (text verl would otherwise have resolved), and whether one is an interpolation
     asked for with `!interp`."""
     escaped = requested = False
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if isinstance(item, RequestedInterpolation):
-                requested = True
-            elif not isinstance(item, Interpolation) and "${" in item:
-                escaped = True
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
+    for item in (value,) if isinstance(value, str) else leaves(value):  # most values are one string
+        if isinstance(item, RequestedInterpolation):
+            requested = True
+        elif isinstance(item, str) and not isinstance(item, Interpolation) and "${" in item:
+            escaped = True
     return escaped, requested
 
 

@@ -12,6 +12,7 @@ from rlcat.emit.hydra_value import (
     check_renderable,
     interpolations_in,
     key_problem,
+    leaves,
 )
 from rlcat.pipeline.plan import Plan, Setting
 from rlcat.verl.index import KeyIndex
@@ -205,10 +206,8 @@ def _non_finite(value: Any) -> bool:
     `overrides:`, open dicts such as model_override_config, and --override)."""
     if isinstance(value, float):
         return not math.isfinite(value)
-    if isinstance(value, (list, tuple)):
-        return any(_non_finite(v) for v in value)
-    if isinstance(value, dict):
-        return any(_non_finite(v) for v in value.values())
+    if isinstance(value, (list, tuple, dict)):
+        return any(isinstance(v, float) and not math.isfinite(v) for v in leaves(value))
     return False
 
 
