@@ -1,0 +1,185 @@
+"""`rlcat launch`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional, TypeAlias
+
+import typer
+
+from rlcat.cli.app import app
+from rlcat.cli.common import (
+    AllowKnownBrokenOpt,
+    CatalogOpt,
+    EngineName,
+    ModeName,
+    compile_plan,
+    one_of,
+    print_diagnostics,
+    regenerate_command,
+    write_output,
+)
+from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
+from rlcat.launch.base import DEFAULT_EXCLUDES, Console, Launch, LaunchOptions
+from rlcat.launch.command import RAY_AUTH_MODES, launch_command
+from rlcat.launch.targets import TARGETS
+from rlcat.pipeline.assemble import Request
+
+if TYPE_CHECKING:
+    TargetName: TypeAlias = str
+    AuthMode: TypeAlias = str
+else:
+    TargetName, AuthMode = one_of(TARGETS), one_of(RAY_AUTH_MODES)
+
+_TARGETS_HELP = "; ".join(f"{name}: {target.summary}" for name, target in TARGETS.items())
+
+
+@app.command(
+    "launch",
+    epilog="""Examples:
+
+  rlcat launch geo3k_megatron_4_4 --platform rocm --target local --ray-auth-mode disabled --emit launch.sh
+
+  rlcat launch gsm8k_qwen3_8b_fsdp --target ray-job --ray-auth-mode token --emit job.json
+
+  rlcat launch dapo_math_fsdp2_4_4 --platform rocm --target kuberay --ray-auth-mode token --emit rayjob.yaml
+""",
+)
+def launch_cmd(
+    recipe: Annotated[str, typer.Argument(help="Recipe name from the catalog, or a path to a recipe file.")],
+    target: Annotated[TargetName, typer.Option("--target", "-t", help="Where it runs. " + _TARGETS_HELP)],
+    platform: Annotated[
+        str, typer.Option("--platform", "-p", help="Platform profile: cuda, rocm, ...")
+    ] = "cuda",
+    engine: Annotated[
+        EngineName | None, typer.Option(help="Rollout engine, if the recipe allows it.")
+    ] = None,
+    mode: Annotated[ModeName | None, typer.Option(help="Runtime mode, if the recipe allows it.")] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Change a recipe field: section.field=value (repeatable)."),
+    ] = None,
+    override: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Set a verl key: verl.key=value (repeatable), checked as `rlcat compile` checks it."
+        ),
+    ] = None,
+    emit: Annotated[
+        Optional[Path],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
+        typer.Option(
+            "--emit",
+            readable=False,
+            help="Write the artifact to this file ('-' is stdout, the default), whole or not at all; "
+            "a script is made executable.",
+        ),
+    ] = None,
+    submit: Annotated[bool, typer.Option("--submit", help="Start it (ray-job: POST to --address).")] = False,
+    wait: Annotated[
+        bool,
+        typer.Option("--wait", help="With --submit: follow the job, print its logs, return its exit code."),
+    ] = False,
+    address: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(help="ray-job: the cluster's dashboard, http://HEAD:8265."),
+    ] = None,
+    ray_auth_mode: Annotated[
+        Optional[AuthMode],  # noqa: UP045
+        typer.Option(
+            "--ray-auth-mode",
+            help="RAY_AUTH_MODE of the launch, unless the plan's env sets it: always explicit, since "
+            "Ray 2.60 turns token auth on by itself when ~/.ray/auth_token exists.",
+        ),
+    ] = None,
+    working_dir: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            help="ray-job: a folder to upload (checked against Ray's 100 MiB limit) or a URI Ray "
+            "fetches; leave out when verl is in the image."
+        ),
+    ] = None,
+    exclude: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(help="ray-job: a pattern left out of --working-dir (repeatable; adds to the defaults)."),
+    ] = None,
+    entrypoint_cpus: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="ray-job: CPUs reserved for the driver; 0 leaves them out, and Ray then drops "
+            "RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES from the job (refused: RLC1009).",
+        ),
+    ] = 1.0,
+    image: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(help="skypilot, kuberay: the container image (default: the platform profile's)."),
+    ] = None,
+    timeout: Annotated[
+        Optional[float],  # noqa: UP045
+        typer.Option(min=1, help="With --submit --wait: stop the job after this many seconds."),
+    ] = None,
+    allow_known_broken: AllowKnownBrokenOpt = False,
+    catalog: CatalogOpt = None,
+) -> int:
+    """Render the plan as a launcher for a target, check it, and start it when asked.
+
+    With --submit (ray-job): rlcat launch RECIPE --target ray-job --ray-auth-mode token --submit
+    --wait --address http://HEAD:8265 follows the job and returns its exit code."""
+    _refuse_mixed_actions(emit, submit, wait)
+    request = Request(
+        recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
+    )
+    compiled = compile_plan(request, catalog)
+    print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
+    options = LaunchOptions(
+        address=address,
+        working_dir=working_dir,
+        excludes=(*DEFAULT_EXCLUDES, *(exclude or [])),
+        entrypoint_cpus=entrypoint_cpus,
+        timeout=timeout,
+        image=image,
+    )
+    regenerate = regenerate_command(request, catalog)
+    regenerate[1] = "launch"
+    regenerate += ["--target", target]
+    for option, value in (
+        ("--ray-auth-mode", ray_auth_mode),
+        ("--image", image),
+        ("--working-dir", working_dir),
+    ):
+        regenerate += [option, value] if value else []
+    regenerate += [word for pattern in exclude or [] for word in ("--exclude", pattern)]
+    if entrypoint_cpus != 1.0:
+        regenerate += ["--entrypoint-cpus", f"{entrypoint_cpus:g}"]
+    chosen = TARGETS[target]
+    launch = Launch(compiled, launch_command(compiled, ray_auth_mode), options, tuple(regenerate))
+    findings = chosen.checks(launch)
+    if has_errors(findings):
+        raise RlcatError(findings, ExitCode.FINDINGS)
+    print_diagnostics(findings)
+    artifact = chosen.render(launch)
+    if not submit:
+        write_output(artifact, emit, executable=chosen.executable)
+        return int(ExitCode.OK)
+    return chosen.submit(launch, artifact, wait=wait, console=Console(_print_log, print_diagnostics))
+
+
+def _print_log(text: str) -> None:
+    write_output(text)
+
+
+def _refuse_mixed_actions(emit: Path | None, submit: bool, wait: bool) -> None:
+    problems: list[Diagnostic] = []
+    if emit is not None and submit:
+        problems.append(
+            diag(
+                "RLC105",
+                "--emit writes the artifact, --submit starts it: choose one",
+                argument="--emit",
+                hint="write it first (--emit FILE), review it, then run rlcat launch ... --submit",
+            )
+        )
+    if wait and not submit:
+        problems.append(diag("RLC105", "--wait follows a submitted job: add --submit", argument="--wait"))
+    if problems:
+        raise RlcatError(problems)

@@ -1,0 +1,189 @@
+"""The checks a launch runs before anything starts. Each returns diagnostics (RLC10xx); none
+changes the launch. Which target runs which is said in the target's `checks`."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from rlcat.diagnostics import Diagnostic, diag, printable
+from rlcat.launch.base import Launch
+from rlcat.launch.command import GpuPool
+from rlcat.launch.verl_ray_env import keys_verl_sets
+
+# Ray refuses a working_dir package above 100 MiB (ray/_private/runtime_env/packaging.py,
+# GCS_STORAGE_MAX_SIZE): the upload fails with HTTPRequestEntityTooLarge after zipping it all.
+WORKING_DIR_LIMIT = 100 * 1024 * 1024
+
+GPU_VISIBILITY = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+# The NOSET variables the Ray job supervisor removes from the driver's runtime env when the job
+# names no entrypoint resources (ray/dashboard/modules/job/job_supervisor.py,
+# _get_driver_runtime_env: "workaround for GPU detection introduced in #24546").
+NOSET_DROPPED_WITHOUT_RESOURCES = (
+    "RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES",
+    "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES",
+    "RAY_WORKER_NICENESS",
+)
+
+
+def verl_env_conflicts(launch: Launch) -> list[Diagnostic]:
+    """RLC1003: a job env key that verl's own ray.init also sets; Ray refuses to merge them."""
+    compiled = launch.compiled
+    config = {o.key: o.setting.value for o in compiled.overrides}
+    verl_keys = keys_verl_sets(compiled.profile.verl_index, config)
+    return [
+        diag(
+            "RLC1003",
+            f"{var.name} is in the job's runtime env, and {verl_keys[var.name]}: Ray refuses the "
+            "run at verl's ray.init (\"Failed to merge the Job's runtime env\")",
+            key=var.name,
+            hint="set it on the cluster's nodes before `ray start` instead (or leave it out: verl "
+            "forwards it itself)",
+            **var.where,
+        )
+        for var in launch.command.env
+        if var.name in verl_keys
+    ]
+
+
+def dollar_in_env(launch: Launch) -> list[Diagnostic]:
+    """RLC1004: Ray runs os.path.expandvars over job env values and deletes unknown `${NAME}`
+    (ray/_private/utils.py update_envs); there is no escape for a literal `$`."""
+    return [
+        diag(
+            "RLC1004",
+            f"{var.name}={printable(var.value)} holds `$`, and Ray expands job env values on each "
+            "node (an unknown ${NAME} becomes empty); there is no way to pass a literal `$`",
+            key=var.name,
+            hint="set the value on the cluster's nodes before `ray start`, or spell it without `$`",
+            **var.where,
+        )
+        for var in launch.command.env
+        if "$" in var.value
+    ]
+
+
+def gpu_visibility(launch: Launch) -> list[Diagnostic]:
+    """RLC1005: on ROCm, at most one GPU-visibility variable in the Ray processes' env. Ray >= 2.45
+    refuses ROCR_ next to HIP_VISIBLE_DEVICES, and verl/single_controller/base/worker.py raises
+    "Please don't set ROCR_VISIBLE_DEVICES when HIP/CUDA_VISIBLE_DEVICES is set"."""
+    if launch.compiled.profile.family != "rocm":
+        return []
+    found = [var for var in launch.command.env if var.name in GPU_VISIBILITY]
+    if len(found) < 2:
+        return []
+    names = ", ".join(var.name for var in found)
+    return [
+        diag(
+            "RLC1005",
+            f"the env sets {names}: on ROCm Ray and verl accept one GPU-visibility variable",
+            key=found[1].name,
+            hint="keep one (HIP_VISIBLE_DEVICES), or none and let the NOSET variables leave "
+            "visibility to verl",
+            **found[1].where,
+        )
+    ]
+
+
+def noset_survives(launch: Launch) -> list[Diagnostic]:
+    """RLC1009: without entrypoint resources Ray's job supervisor drops some NOSET variables from
+    the driver's runtime env, so every task and actor sees visibility set by Ray after all."""
+    if launch.options.entrypoint_cpus > 0:
+        return []
+    return [
+        diag(
+            "RLC1009",
+            f"{var.name} is dropped by Ray's job supervisor when the job names no entrypoint "
+            "resources, and Ray then sets GPU visibility per actor after all",
+            key=var.name,
+            argument="--entrypoint-cpus 0",
+            hint="keep --entrypoint-cpus above 0 (the default is 1)",
+        )
+        for var in launch.command.env
+        if var.name in NOSET_DROPPED_WITHOUT_RESOURCES
+    ]
+
+
+def working_dir(folder: Path, excludes: Sequence[str]) -> list[Diagnostic]:
+    """RLC1007: the working_dir must be a readable folder whose files, less `excludes`, stay under
+    Ray's 100 MiB package limit; the biggest files are named so they can be excluded."""
+    where = {"argument": f"--working-dir {folder}"}
+    if not folder.is_dir():
+        return [diag("RLC1007", "not a folder", **where)]
+    sizes = sorted(((size, path) for path, size in _files(folder, excludes)), reverse=True)
+    total = sum(size for size, _ in sizes)
+    if total <= WORKING_DIR_LIMIT:
+        return []
+    biggest = ", ".join(f"{printable(path)} ({size / 2**20:.0f} MiB)" for size, path in sizes[:3])
+    return [
+        diag(
+            "RLC1007",
+            f"the working_dir holds {total / 2**20:.0f} MiB after excludes, over Ray's 100 MiB "
+            f"limit; the biggest: {biggest}",
+            hint="exclude them with --exclude PATTERN, or leave out --working-dir when verl is in the image",
+            **where,
+        )
+    ]
+
+
+def _files(folder: Path, excludes: Sequence[str]) -> Iterable[tuple[str, int]]:
+    """(path relative to folder, size) of every regular file Ray would pack: links are not
+    followed, and a path matching an exclude pattern (gitignore-like: a name, a glob, or a
+    path from the folder) is skipped with everything under it."""
+    for root, dirs, files in os.walk(folder):
+        rel_root = os.path.relpath(root, folder)
+        dirs[:] = [d for d in dirs if not _excluded(os.path.normpath(os.path.join(rel_root, d)), excludes)]
+        for name in files:
+            rel = os.path.normpath(os.path.join(rel_root, name))
+            path = os.path.join(root, name)
+            if not os.path.islink(path) and not _excluded(rel, excludes):
+                yield rel, os.path.getsize(path)
+
+
+def _excluded(rel: str, excludes: Sequence[str]) -> bool:
+    name = os.path.basename(rel)
+    for pattern in excludes:
+        bare = pattern.strip("/")
+        if fnmatch.fnmatch(name, bare) or fnmatch.fnmatch(rel, bare) or fnmatch.fnmatch(rel, f"**/{bare}"):
+            return True
+    return False
+
+
+def gpus_fit(pools: Sequence[GpuPool], node_gpus: Sequence[float], resource: str = "GPU") -> list[Diagnostic]:
+    """RLC1002: the plan's pools on the cluster's alive nodes. verl asks for one STRICT_PACK
+    placement group of n_gpus_per_node GPUs per node of a pool (verl 0.9.1
+    verl/single_controller/ray/base.py:131-157, get_placement_groups), so a group never spans
+    nodes: the check places the groups, biggest first, on the nodes' GPUs, after verl's own total
+    (base.py:241, "Total available GPUs ... is less than total desired GPUs")."""
+    need = sum(p.gpus for p in pools)
+    have = sum(node_gpus)
+    shape = " + ".join(f"{p.name} {p.nnodes}×{p.gpus_per_node}" for p in pools)
+    nodes = ", ".join(f"{g:g}" for g in sorted(node_gpus, reverse=True)) or "none"
+    if need > have:
+        message = f"the plan needs {need} {resource}s ({shape}); the cluster has {have:g} (per node: {nodes})"
+    elif not _place([p.gpus_per_node for p in pools for _ in range(p.nnodes)], list(node_gpus)):
+        message = (
+            f"the plan's bundles ({shape}) do not fit on the cluster's nodes ({resource}s per node: {nodes})"
+        )
+    else:
+        return []
+    return [
+        diag(
+            "RLC1002",
+            message + "; verl would wait for its placement groups forever or stop with "
+            "'Total available GPUs ... is less than total desired GPUs'",
+            hint="start the missing nodes, or size the recipe's resources to the cluster",
+        )
+    ]
+
+
+def _place(bundles: list[int], free: list[float]) -> bool:
+    for bundle in sorted(bundles, reverse=True):
+        fitting = [i for i, gpus in enumerate(free) if gpus >= bundle]
+        if not fitting:
+            return False
+        best = min(fitting, key=lambda i: free[i])  # the tightest node keeps big nodes for big bundles
+        free[best] -= bundle
+    return True

@@ -1,0 +1,396 @@
+"""`rlcat launch`: every target renders, each check refuses what it predicts (RLC10xx), bad input
+is a diagnostic with its exit code, and --submit --wait against a stand-in of the Ray Jobs REST API
+follows, reports and stops jobs (the real cluster is tests/e2e/test_launch_ray.py)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from rlcat.cli.app import Terminated
+from rlcat.launch import ray_job
+from rlcat.launch.checks import gpus_fit
+from rlcat.launch.command import GpuPool
+from rlcat.launch.kuberay import k8s_env_value
+from rlcat.launch.targets import TARGETS
+
+from conftest import Result
+
+Run = Callable[..., Result]
+AUTH = ("--ray-auth-mode", "disabled")
+
+
+def launch(rlcat: Run, *args: str, recipe: str = "gsm8k_qwen3_8b_fsdp") -> Result:
+    return rlcat("launch", recipe, *args)
+
+
+# --- every target renders ------------------------------------------------------------------------
+
+
+def test_the_command_line_offers_every_registered_target(rlcat: Run) -> None:
+    result = rlcat("launch", "--help")
+    for name in TARGETS:
+        assert name in result.out
+
+
+def test_local_script_is_bash_and_runs_the_plans_argv(rlcat: Run, tmp_path: Path) -> None:
+    path = tmp_path / "launch.sh"
+    result = launch(rlcat, "--target", "local", *AUTH, "--emit", str(path))
+    assert result.code == 0, result.err
+    assert path.stat().st_mode & 0o100  # executable
+    text = path.read_text()
+    assert subprocess.run(["bash", "-n", str(path)], check=False).returncode == 0
+    assert "export RAY_AUTH_MODE=disabled" in text
+    assert "RLCAT_PREFLIGHT" in text and "python3 -m verl.trainer.main_ppo --config-name=ppo_trainer" in text
+
+
+def test_ray_job_body_is_the_rest_submission(rlcat: Run) -> None:
+    result = launch(rlcat, "--target", "ray-job", *AUTH, "--platform", "rocm")
+    assert result.code == 0, result.err
+    body = json.loads(result.out)
+    assert set(body) == {"entrypoint", "runtime_env", "metadata", "entrypoint_num_cpus"}
+    assert shlex.split(body["entrypoint"])[:3] == ["python3", "-m", "verl.trainer.main_ppo"]
+    env = body["runtime_env"]["env_vars"]
+    assert env["RAY_AUTH_MODE"] == "disabled" and env["RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES"] == "1"
+    assert body["entrypoint_num_cpus"] == 1.0  # keeps the NOSET variables in the driver's env
+    assert body["metadata"]["rlcat_verl_index"] == "0.9.0"
+    assert all(isinstance(v, str) for v in body["metadata"].values())
+
+
+def test_skypilot_task_exports_env_before_ray_start(rlcat: Run, tmp_path: Path) -> None:
+    result = launch(rlcat, "--target", "skypilot", *AUTH, "--platform", "rocm")
+    assert result.code == 0, result.err
+    task = yaml.safe_load(result.out)
+    assert set(task) == {"name", "resources", "num_nodes", "run"}
+    assert task["resources"] == {"accelerators": "MI300X:8", "image_id": "docker:verl-rocm:0.9.0.amd0-rocm"}
+    run = task["run"]
+    script = tmp_path / "run.sh"
+    script.write_text(run)
+    assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0
+    assert run.index("export NCCL_MIN_NCHANNELS=112") < run.index("ray start --head")
+    assert "sleep 10" not in run and "RLCAT_WAIT" in run
+
+
+def test_kuberay_manifest_shape(rlcat: Run) -> None:
+    result = launch(rlcat, "--target", "kuberay", "--ray-auth-mode", "token", "--platform", "rocm")
+    assert result.code == 0, result.err
+    job = yaml.safe_load(result.out)
+    assert (job["apiVersion"], job["kind"]) == ("ray.io/v1", "RayJob")
+    spec = job["spec"]
+    assert spec["shutdownAfterJobFinishes"] is True
+    assert spec["rayClusterSpec"]["authOptions"] == {"mode": "token"}
+    head = spec["rayClusterSpec"]["headGroupSpec"]
+    container = head["template"]["spec"]["containers"][0]
+    assert container["resources"]["limits"] == {"amd.com/gpu": 8}
+    names = [e["name"] for e in container["env"]]
+    assert "RAY_AUTH_MODE" not in names  # KubeRay sets it, with the token, from authOptions
+    assert "RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES" in names
+    assert "workerGroupSpecs" not in spec["rayClusterSpec"]  # one node: the head holds the GPUs
+    assert "runtimeEnvYAML" not in spec  # env in the pods, not in the job (RLC1003, RLC1004)
+
+
+def test_kuberay_workers_for_a_multi_node_recipe(rlcat: Run) -> None:
+    result = launch(
+        rlcat,
+        "--target",
+        "kuberay",
+        *AUTH,
+        "--image",
+        "registry.example/verl:1",
+        "--set",
+        "resources.nodes=2",
+    )
+    assert result.code == 0, result.err
+    cluster = yaml.safe_load(result.out)["spec"]["rayClusterSpec"]
+    [group] = cluster["workerGroupSpecs"]
+    assert group["replicas"] == group["minReplicas"] == group["maxReplicas"] == 1
+    assert group["template"]["spec"]["containers"][0]["image"] == "registry.example/verl:1"
+
+
+def test_kubernetes_expansion_is_escaped() -> None:
+    assert k8s_env_value("a$(HOME)b$c$$") == "a$$(HOME)b$$c$$$$"
+
+
+def test_kuberay_needs_an_image(rlcat: Run) -> None:
+    result = launch(rlcat, "--target", "kuberay", *AUTH)  # the cuda profile names no image
+    assert result.code == 1
+    assert "RLC1011" in result.err and "--image" in result.err
+
+
+def test_slurm_has_a_slot_and_says_not_yet(rlcat: Run) -> None:
+    result = launch(rlcat, "--target", "slurm", *AUTH)
+    assert result.code == 1
+    assert "RLC1001" in result.err and "not built yet" in result.err
+
+
+# --- the checks ---------------------------------------------------------------------------------
+
+
+def test_auth_mode_must_be_explicit(rlcat: Run) -> None:
+    result = launch(rlcat, "--target", "local")
+    assert result.code == 2 and "RLC1006" in result.err
+    clash = launch(rlcat, "--target", "local", *AUTH, "--set", "env.RAY_AUTH_MODE=token")
+    assert clash.code == 2 and "RLC1006" in clash.err
+    from_plan = launch(rlcat, "--target", "local", "--set", "env.RAY_AUTH_MODE=token")
+    assert from_plan.code == 0 and "export RAY_AUTH_MODE=token" in from_plan.out
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("--set", "env.PYTHONHASHSEED='0'"), "RLC1003", "PYTHONHASHSEED"),
+        (("--set", "env.VERL_FULL_DETERMINISM='1'"), "RLC1003", "VERL_FULL_DETERMINISM"),
+        (
+            ("--override", "transfer_queue.enable=True", "--set", "env.TRANSFER_QUEUE_ENABLE='1'"),
+            "RLC1003",
+            "transfer_queue.enable",
+        ),
+        (
+            ("--override", "++ray_kwargs.ray_init.runtime_env.env_vars.MY_VAR=x", "--set", "env.MY_VAR=y"),
+            "RLC1003",
+            "MY_VAR",
+        ),
+        (("--set", "env.DATA=$HOME/data"), "RLC1004", "DATA"),
+        (("--platform", "rocm", "--entrypoint-cpus", "0"), "RLC1009", "NOSET_CUDA"),
+        (
+            (
+                "--platform",
+                "rocm",
+                "--set",
+                "env.HIP_VISIBLE_DEVICES=0,1",
+                "--set",
+                "env.ROCR_VISIBLE_DEVICES=0,1",
+            ),
+            "RLC1005",
+            "ROCR_VISIBLE_DEVICES",
+        ),
+    ],
+    ids=[
+        "determinism-key",
+        "always-added-key",
+        "transfer-queue",
+        "ray-init-env",
+        "dollar",
+        "noset",
+        "visibility",
+    ],
+)
+def test_ray_job_checks_refuse_before_anything_starts(
+    rlcat: Run, args: tuple[str, ...], code: str, message: str
+) -> None:
+    result = launch(rlcat, "--target", "ray-job", *AUTH, *args)
+    assert result.code == 1, result.err
+    assert code in result.err and message in result.err
+    assert result.out == ""
+
+
+def test_runtime_env_keys_follow_the_verl_release(rlcat: Run) -> None:
+    # verl 0.7.1 (rocm-7.0.2) forwards no determinism keys: a job may set them
+    result = launch(
+        rlcat, "--target", "ray-job", *AUTH, "--platform", "rocm-7.0.2", "--set", "env.PYTHONHASHSEED='0'"
+    )
+    assert result.code == 0, result.err
+
+
+def test_dollar_is_fine_where_no_job_env_expands_it(rlcat: Run) -> None:
+    for target in ("local", "skypilot"):
+        result = launch(rlcat, "--target", target, *AUTH, "--set", "env.DATA=$HOME/data")
+        assert result.code == 0, result.err
+        assert "DATA='$HOME/data'" in result.out
+
+
+def test_visibility_is_a_rocm_rule(rlcat: Run) -> None:
+    args = ("--set", "env.HIP_VISIBLE_DEVICES=0,1", "--set", "env.CUDA_VISIBLE_DEVICES=0,1")
+    assert launch(rlcat, "--target", "local", *AUTH, "--platform", "rocm", *args).code == 1
+    assert launch(rlcat, "--target", "local", *AUTH, "--platform", "cuda", *args).code == 0
+
+
+def test_working_dir_over_the_limit_names_the_biggest_files(rlcat: Run, tmp_path: Path) -> None:
+    big = tmp_path / "proj"
+    big.mkdir()
+    with (big / "weights.dat").open("wb") as fh:
+        fh.truncate(101 * 2**20)  # sparse: no disk used
+    (big / "train.py").write_text("print()\n")
+    result = launch(rlcat, "--target", "ray-job", *AUTH, "--working-dir", str(big))
+    assert result.code == 1 and "RLC1007" in result.err and "weights.dat" in result.err
+    excluded = launch(rlcat, "--target", "ray-job", *AUTH, "--working-dir", str(big), "--exclude", "*.dat")
+    assert excluded.code == 0, excluded.err
+    body = json.loads(excluded.out)
+    assert body["runtime_env"]["working_dir"] == str(big) and "*.dat" in body["runtime_env"]["excludes"]
+
+
+def test_gpu_fit_places_whole_node_bundles() -> None:
+    pools = [GpuPool("trainer", 2, 4)]
+    assert gpus_fit(pools, [4, 4]) == []
+    assert gpus_fit(pools, [8]) == []  # two 4-GPU placement groups fit one 8-GPU node
+    [few] = gpus_fit(pools, [4])
+    assert "needs 8 GPUs" in few.message and few.code == "RLC1002"
+    [split] = gpus_fit([GpuPool("trainer", 1, 8)], [4, 4])  # enough GPUs, but no node holds 8
+    assert "do not fit" in split.message
+    assert gpus_fit([GpuPool("trainer", 1, 4), GpuPool("rollout", 1, 4)], [8]) == []
+
+
+# --- bad input ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--target", "nowhere"),
+        ("--target", "ray-job", *AUTH, "--emit", "x.json", "--submit"),
+        ("--target", "ray-job", *AUTH, "--wait"),
+        ("--target", "ray-job", *AUTH, "--submit"),  # no --address
+        ("--target", "ray-job", *AUTH, "--submit", "--address", "ftp://host:1"),
+        ("--target", "local", *AUTH, "--submit"),
+    ],
+    ids=["unknown-target", "emit-and-submit", "wait-alone", "no-address", "not-http", "local-submit"],
+)
+def test_bad_launch_requests(rlcat: Run, args: tuple[str, ...]) -> None:
+    result = launch(rlcat, *args)
+    assert result.code in (1, 2), result.err
+    assert "Traceback" not in result.err and result.err.strip()
+
+
+# --- --submit against a stand-in of the REST API --------------------------------------------------
+
+
+class FakeRay:
+    """The Ray Jobs REST endpoints rlcat uses, answering from a script of states."""
+
+    def __init__(self, states: list[str], gpus: float = 8.0, exit_code: int | None = None) -> None:
+        self.states, self.gpus, self.exit_code = states, gpus, exit_code
+        self.submitted: list[dict[str, Any]] = []
+        self.stopped: list[str] = []
+        self.polls = 0
+
+    def answer(self, method: str, path: str, body: Any) -> Any:
+        if path == "/api/version":
+            return {"version": "4", "ray_version": "2.60.0"}
+        if path.startswith("/api/v0/nodes"):
+            node = {"node_ip": "127.0.0.1", "state": "ALIVE", "resources_total": {"GPU": self.gpus, "CPU": 8}}
+            return {"data": {"result": {"result": [node]}}}
+        if method == "POST" and path == "/api/jobs/":
+            self.submitted.append(body)
+            return {"submission_id": "raysubmit_test", "job_id": "01000000"}
+        if path.endswith("/stop"):
+            self.stopped.append(path)
+            return {"stopped": True}
+        if path.endswith("/logs"):
+            return {"logs": "".join(f"step {i}\n" for i in range(self.polls))}
+        self.polls += 1
+        status = self.states[min(self.polls - 1, len(self.states) - 1)]
+        return {"status": status, "driver_exit_code": self.exit_code, "message": "done"}
+
+
+@pytest.fixture
+def fake_ray() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(*args: Any, **kwargs: Any) -> tuple[FakeRay, str]:
+        fake = FakeRay(*args, **kwargs)
+
+        class Handler(BaseHTTPRequestHandler):
+            def _reply(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"null")
+                data = json.dumps(fake.answer(self.command, self.path, body)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _reply
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return fake, f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ray_job.time, "sleep", lambda seconds: None)
+
+
+def submit(rlcat: Run, address: str, *args: str) -> Result:
+    return launch(rlcat, "--target", "ray-job", *AUTH, "--submit", "--address", address, *args)
+
+
+def test_submit_without_wait_prints_the_submission_id(rlcat: Run, fake_ray: Any) -> None:
+    fake, address = fake_ray(["RUNNING"])
+    result = submit(rlcat, address)
+    assert result.code == 0, result.err
+    assert result.out == "raysubmit_test\n"
+    assert "RLC1010" in result.err and "submitted raysubmit_test" in result.err
+    [body] = fake.submitted
+    assert body["runtime_env"]["env_vars"]["RAY_AUTH_MODE"] == "disabled"
+
+
+def test_wait_streams_logs_and_returns_success(rlcat: Run, fake_ray: Any, no_sleep: None) -> None:
+    _, address = fake_ray(["PENDING", "RUNNING", "SUCCEEDED"])
+    result = submit(rlcat, address, "--wait")
+    assert result.code == 0, result.err
+    assert result.out == "step 0\nstep 1\nstep 2\n"  # each line once, as the logs grew
+    assert "SUCCEEDED" in result.err
+
+
+def test_wait_returns_the_drivers_exit_code(rlcat: Run, fake_ray: Any, no_sleep: None) -> None:
+    _, address = fake_ray(["RUNNING", "FAILED"], exit_code=7)
+    result = submit(rlcat, address, "--wait")
+    assert result.code == 7
+    assert "FAILED (driver exit code 7)" in result.err
+
+
+def test_too_few_gpus_submits_nothing(rlcat: Run, fake_ray: Any) -> None:
+    fake, address = fake_ray(["RUNNING"], gpus=4)
+    result = submit(rlcat, address)
+    assert result.code == 1 and "RLC1002" in result.err
+    assert fake.submitted == []
+
+
+@pytest.mark.parametrize(("signal_exception", "code"), [(KeyboardInterrupt, 130), (Terminated, 143)])
+def test_ctrl_c_and_sigterm_stop_the_job(
+    rlcat: Run,
+    fake_ray: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    signal_exception: type[BaseException],
+    code: int,
+) -> None:
+    fake, address = fake_ray(["RUNNING"])
+
+    def interrupted(seconds: float) -> None:
+        raise signal_exception
+
+    monkeypatch.setattr(ray_job.time, "sleep", interrupted)
+    result = submit(rlcat, address, "--wait")
+    assert result.code == code
+    assert fake.stopped == ["/api/jobs/raysubmit_test/stop"]
+    assert "raysubmit_test stopped" in result.err
+
+
+def test_timeout_stops_the_job(rlcat: Run, fake_ray: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake, address = fake_ray(["RUNNING"])
+    clock = iter(range(0, 10_000, 100))
+    monkeypatch.setattr(ray_job.time, "monotonic", lambda: float(next(clock)))
+    monkeypatch.setattr(ray_job.time, "sleep", lambda seconds: None)
+    result = submit(rlcat, address, "--wait", "--timeout", "150")
+    assert result.code == 1 and "--timeout" in result.err
+    assert fake.stopped == ["/api/jobs/raysubmit_test/stop"]

@@ -1,0 +1,1 @@
+"""Stand-in subpackage (see verl/__init__.py)."""

@@ -1,0 +1,413 @@
+"""`rlcat launch --target ray-job` against a real Ray cluster: a head on 127.0.0.2 and a worker on
+127.0.0.3, four fake GPUs each (`--num-gpus`, so placement is real), the stand-in trainer of
+tests/data/launch/stub on the cluster's PYTHONPATH.
+
+Asserted: the argv and env of the plan arrive unchanged in the driver and on every node, the
+overrides compose with Hydra against the verl tree of the platform's release, and each failure a
+check predicts happens on real Ray when the check is bypassed (a runtime-env key verl's ray.init
+also sets, `$` in an env value, a NOSET variable without entrypoint CPUs), while `rlcat launch`
+refuses them, and a plan that needs more GPUs than the cluster, before anything is submitted.
+
+Network safety: loopback only. Ray runs with a HOME holding `ray_bootstrap_config.yaml` = `{}`
+(else the dashboard probes the cloud metadata address at every head start),
+RAY_USAGE_STATS_ENABLED=0 and RAY_AUTH_MODE=disabled; these are the cluster's settings, never in
+rlcat's output. A test checks that no socket of the Ray processes leaves 127.0.0.0/8. Every
+process is bounded in time and stopped by PID in the fixture's teardown, even when a test fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rlcat.launch.base import Launch, LaunchOptions
+from rlcat.launch.command import launch_command
+from rlcat.launch.ray_job import submission
+from rlcat.launch.ray_rest import TERMINAL_STATES, RayJobsClient
+from rlcat.pipeline.assemble import Request, compile_request
+
+from conftest import Result
+
+# One cluster for every test here, on one xdist worker (pyproject: --dist loadgroup); the Slurm
+# tests that start Ray join the same group, so no two clusters of this machine overlap.
+pytestmark = pytest.mark.xdist_group("real-engines")
+
+STUB = Path(__file__).resolve().parent.parent / "data" / "launch" / "stub"
+HEAD_IP, WORKER_IP = "127.0.0.2", "127.0.0.3"
+GPUS_PER_NODE = 4
+START_SECONDS = 120  # bound on each `ray start`
+JOB_SECONDS = 180  # bound on each job
+RECIPE = "gsm8k_qwen3_8b_fsdp"
+# a 2 × 4 GPU plan: one GPU bundle per node of the test cluster
+TWO_NODES = ("--set", "resources.nodes=2", "--set", "resources.gpus_per_node=4")
+TRICKY = "a b'c\"d;e|f&g*h?[i] {j} `k` \\l"
+
+
+@dataclass
+class RayCluster:
+    address: str
+    out: Path
+    home: Path
+    env: dict[str, str]
+
+    def pids(self) -> list[int]:
+        """Every live process started for this cluster: they all have its HOME."""
+        found = []
+        marker = f"HOME={self.home}".encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                environ = (entry / "environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if marker in environ:
+                found.append(int(entry.name))
+        return found
+
+    def stop(self) -> None:
+        """Stop this cluster's processes by their PIDs (never `ray stop`, which would stop every Ray
+        of this user on the machine): SIGTERM, then SIGKILL for what is left after 10 s."""
+        for sig, grace in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+            for pid in self.pids():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+            deadline = time.monotonic() + grace
+            while self.pids() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if not self.pids():
+                return
+
+    def record(self, name: str) -> dict[str, Any]:
+        return json.loads((self.out / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _ray(cluster_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    ray = shutil.which("ray", path=str(Path(sys.executable).parent))
+    assert ray, "Ray is not installed: pip install -e '.[test]' brings ray[default]"
+    return subprocess.run(
+        [ray, *args], env=cluster_env, capture_output=True, text=True, timeout=START_SECONDS, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[RayCluster]:
+    # a short folder: Ray's socket paths under it must stay below the 107-byte limit
+    root = Path(tempfile.mkdtemp(prefix="rlcat-ray-", dir="/tmp"))
+    home, out = root / "home", root / "out"
+    home.mkdir()
+    out.mkdir()
+    (home / "ray_bootstrap_config.yaml").write_text("{}\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "PYTHONPATH"))}
+    env |= {
+        "HOME": str(home),
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_AUTH_MODE": "disabled",
+        "PYTHONPATH": str(STUB),
+        "RLCAT_STUB_OUT": str(out),
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+    }
+    gcs, dashboard = _free_port(HEAD_IP), _free_port(HEAD_IP)
+    cluster = RayCluster(f"http://{HEAD_IP}:{dashboard}", out, home, env)
+    common = (
+        "--num-gpus",
+        str(GPUS_PER_NODE),
+        "--object-store-memory",
+        str(80 * 2**20),
+        "--disable-usage-stats",
+    )
+    try:
+        head_args = (
+            "start",
+            "--head",
+            f"--node-ip-address={HEAD_IP}",
+            f"--port={gcs}",
+            f"--dashboard-host={HEAD_IP}",
+            f"--dashboard-port={dashboard}",
+            "--include-dashboard=true",
+            f"--temp-dir={root / 'ray'}",
+            "--num-cpus=2",
+            *common,
+        )
+        worker_args = (
+            "start",
+            f"--address={HEAD_IP}:{gcs}",
+            f"--node-ip-address={WORKER_IP}",
+            "--num-cpus=1",
+            *common,
+        )
+        # Ray gives a raylet 30 s to register (ray/_private/node.py, not configurable); on a busy
+        # machine of two cores (the rest of the suite runs beside this) that can pass: start the
+        # cluster again from nothing, at most three times in all
+        for attempt in range(1, 4):
+            head = _ray(env, *head_args)
+            worker = _ray(env, *worker_args) if head.returncode == 0 else head
+            if worker.returncode == 0:
+                break
+            cluster.stop()
+            assert attempt < 3, worker.stderr[-3000:]
+        client = RayJobsClient(cluster.address)
+        deadline = time.monotonic() + 60
+        while len([n for n in client.nodes() if n.alive]) < 2:
+            assert time.monotonic() < deadline, "the worker did not join within 60 s"
+            time.sleep(0.5)
+        yield cluster
+    finally:
+        try:
+            cluster.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _launch(rlcat: Callable[..., Result], cluster: RayCluster, name: str, *args: str) -> Result:
+    return rlcat(
+        "launch",
+        RECIPE,
+        "--target",
+        "ray-job",
+        "--ray-auth-mode",
+        "disabled",
+        "--set",
+        f"trainer.experiment={name}",
+        *TWO_NODES,
+        *args,
+        "--submit",
+        "--wait",
+        "--address",
+        cluster.address,
+        "--timeout",
+        str(JOB_SECONDS),
+    )
+
+
+def _bypassing_checks(cluster: RayCluster, name: str, sets: list[str], cpus: float = 1.0) -> dict[str, Any]:
+    """Submit the launch rlcat would refuse, straight through the REST client: what real Ray does."""
+    sets = [f"trainer.experiment={name}", "resources.nodes=2", "resources.gpus_per_node=4", *sets]
+    compiled = compile_request(Request(RECIPE, "cuda", sets=sets))
+    launch = Launch(compiled, launch_command(compiled, "disabled"), LaunchOptions(entrypoint_cpus=cpus))
+    client = RayJobsClient(cluster.address)
+    job = client.submit(submission(launch))
+    deadline = time.monotonic() + JOB_SECONDS
+    while (info := client.info(job))["status"] not in TERMINAL_STATES:
+        if time.monotonic() > deadline:
+            client.stop(job)
+            pytest.fail(f"{job} did not end within {JOB_SECONDS} s")
+        time.sleep(0.5)
+    return {"info": info, "logs": client.logs(job)}
+
+
+def _job_count(cluster: RayCluster) -> int:
+    return len(json.loads(_get(cluster.address + "/api/jobs/")))
+
+
+def _get(url: str) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return str(response.read().decode())
+
+
+# --- the plan arrives as it was made ------------------------------------------------------------
+
+
+def test_argv_and_env_arrive_unchanged_on_every_node(
+    rlcat: Callable[..., Result], ray_cluster: RayCluster
+) -> None:
+    name = "delivered"
+    extra = (
+        "--set",
+        f"env.RLCAT_PROBE={TRICKY}",
+        "--set",
+        "env.RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES='1'",
+    )
+    tricky = (
+        "--override",
+        f"+trainer.rlcat_probe='{TRICKY.replace(chr(92), chr(92) * 2).replace(chr(39), chr(92) + chr(39))}'",
+        "--override",
+        "+trainer.rlcat_interp=${oc.env:HOME}/x",
+    )
+    result = _launch(rlcat, ray_cluster, name, *extra, *tricky)
+    assert result.code == 0, result.err + result.out[-3000:]
+    assert "rlcat stand-in: ok" in result.out  # the job's logs, streamed
+    emitted = rlcat(
+        "launch",
+        RECIPE,
+        "--target",
+        "ray-job",
+        "--ray-auth-mode",
+        "disabled",
+        "--set",
+        f"trainer.experiment={name}",
+        *TWO_NODES,
+        *extra,
+        *tricky,
+    )
+    body = json.loads(emitted.out)
+    argv = shlex.split(body["entrypoint"])
+    record = ray_cluster.record(name)
+    assert record["module"] == "verl.trainer.main_ppo"
+    assert record["argv"] == argv[3:]  # python3 -m MODULE, then exactly what rlcat rendered
+    assert '+trainer.rlcat_interp="${oc.env:HOME}/x"' in record["argv"]  # a live interpolation
+    env = body["runtime_env"]["env_vars"]
+    assert env["RLCAT_PROBE"] == TRICKY
+    for where in [record["driver_env"], *(node["env"] for node in record["nodes"])]:
+        assert {k: where.get(k) for k in env} == env
+    assert sorted(node["ip"] for node in record["nodes"]) == [HEAD_IP, WORKER_IP]
+    assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
+    assert record["composed"], record.get("compose_error")
+
+
+# --- each predicted failure: refused by rlcat, and real on Ray ----------------------------------
+
+
+def test_env_key_verl_sets_is_refused_and_fails_on_ray(
+    rlcat: Callable[..., Result], ray_cluster: RayCluster
+) -> None:
+    before = _job_count(ray_cluster)
+    refused = _launch(rlcat, ray_cluster, "conflict", "--set", "env.PYTHONHASHSEED='0'")
+    assert refused.code == 1
+    assert "RLC1003" in refused.err and "PYTHONHASHSEED" in refused.err
+    assert _job_count(ray_cluster) == before  # nothing was submitted
+    real = _bypassing_checks(ray_cluster, "conflict", ["env.PYTHONHASHSEED='0'"])
+    assert real["info"]["status"] == "FAILED"
+    assert "Failed to merge the Job's runtime env" in real["logs"]
+
+
+def test_dollar_and_noset_without_cpus_are_refused_and_real(
+    rlcat: Callable[..., Result], ray_cluster: RayCluster
+) -> None:
+    dollar = _launch(rlcat, ray_cluster, "dollar", "--set", "env.RLCAT_DOLLAR=$HOME/a")
+    assert dollar.code == 1 and "RLC1004" in dollar.err
+    noset = _launch(
+        rlcat,
+        ray_cluster,
+        "noset",
+        "--set",
+        "env.RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES='1'",
+        "--entrypoint-cpus",
+        "0",
+    )
+    assert noset.code == 1 and "RLC1009" in noset.err
+
+    sets = ["env.RLCAT_DOLLAR=$HOME/a", "env.RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES='1'"]
+    real = _bypassing_checks(ray_cluster, "dollar_noset", sets, cpus=0)
+    assert real["info"]["status"] == "SUCCEEDED", real["logs"][-3000:]
+    record = ray_cluster.record("dollar_noset")
+    for node in record["nodes"]:
+        assert node["env"]["RLCAT_DOLLAR"] == f"{ray_cluster.home}/a"  # Ray expanded it
+        assert "RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES" not in node["env"]  # and dropped this
+
+
+def test_too_few_gpus_is_refused_before_submitting(
+    rlcat: Callable[..., Result], ray_cluster: RayCluster
+) -> None:
+    before = _job_count(ray_cluster)
+    result = rlcat(
+        "launch",
+        RECIPE,
+        "--target",
+        "ray-job",
+        "--ray-auth-mode",
+        "disabled",
+        "--set",
+        "resources.nodes=2",
+        "--submit",
+        "--address",
+        ray_cluster.address,
+    )
+    assert result.code == 1
+    assert "RLC1002" in result.err and "needs 16 GPUs" in result.err and "has 8" in result.err
+    assert _job_count(ray_cluster) == before
+
+
+def test_unreachable_address_is_bad_input(rlcat: Callable[..., Result], ray_cluster: RayCluster) -> None:
+    closed = _free_port(HEAD_IP)
+    result = rlcat(
+        "launch",
+        RECIPE,
+        "--target",
+        "ray-job",
+        "--ray-auth-mode",
+        "disabled",
+        *TWO_NODES,
+        "--submit",
+        "--address",
+        f"http://{HEAD_IP}:{closed}",
+    )
+    assert result.code == 2
+    assert "RLC1008" in result.err and "Traceback" not in result.err
+
+
+# --- network safety -----------------------------------------------------------------------------
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    except OSError:
+        pass
+    return inodes
+
+
+def _tcp_sockets() -> dict[str, tuple[str, str]]:
+    """inode → (local address, remote address) of every TCP socket (/proc/net/tcp and tcp6)."""
+    found = {}
+    for table, width in (("/proc/net/tcp", 4), ("/proc/net/tcp6", 16)):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            found[fields[9]] = (_address(fields[1], width), _address(fields[2], width))
+    return found
+
+
+def _address(hex_address: str, width: int) -> str:
+    host = bytes.fromhex(hex_address.split(":", maxsplit=1)[0])
+    # /proc writes each 32-bit word in host (little-endian) order
+    words = b"".join(host[i : i + 4][::-1] for i in range(0, len(host), 4))
+    return str(ipaddress.ip_address(words[:width]))
+
+
+def test_ray_processes_touch_only_loopback(ray_cluster: RayCluster) -> None:
+    pids = ray_cluster.pids()
+    assert len(pids) >= 4  # gcs, raylets, dashboard, agents
+    sockets = _tcp_sockets()
+    seen = 0
+    for pid in pids:
+        for inode in _socket_inodes(pid):
+            if inode not in sockets:
+                continue
+            seen += 1
+            for address in sockets[inode]:
+                ip = ipaddress.ip_address(address)
+                mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+                ip = mapped or ip
+                assert ip.is_loopback or ip.is_unspecified, f"pid {pid}: socket on {ip}"
+    assert seen > 0
