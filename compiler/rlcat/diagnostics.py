@@ -6,12 +6,10 @@ import difflib
 import json
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from functools import cache
 from typing import Any, TypedDict
-
-DOCS_BASE = "https://rlcat.readthedocs.io/en/latest/diagnostics/"
 
 
 class Severity(IntEnum):
@@ -57,6 +55,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC010": ("YAML 1.1 value that YAML 1.2 reads differently", Severity.ERROR),
     "RLC011": ("link or file outside the folder", Severity.ERROR),
     "RLC012": ("not a regular file", Severity.ERROR),
+    "RLC013": ("project file is not valid TOML", Severity.ERROR),
+    "RLC050": ("shell script syntax the reader cannot parse", Severity.ERROR),  # rlcat.scripts
     # 1xx: schema
     "RLC101": ("unknown field", Severity.ERROR),
     "RLC102": ("wrong type", Severity.ERROR),
@@ -85,6 +85,26 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC405": ("value cannot be written as a Hydra override", Severity.ERROR),
     "RLC406": ("key not valid in Hydra's override grammar", Severity.ERROR),
     "RLC407": ("interpolation in recipe data", Severity.WARNING),
+    "RLC408": ("'+' adds a key verl's config already has", Severity.ERROR),
+    # 10xx: launch (rlcat.launch): checks before a launch starts, and what a submitted job did
+    "RLC1001": ("launch target or action not available", Severity.ERROR),
+    "RLC1002": ("plan needs more GPUs than the cluster has", Severity.ERROR),
+    "RLC1003": ("job env key that verl's ray.init sets itself", Severity.ERROR),
+    "RLC1004": ("`$` in a job env value, which Ray expands", Severity.ERROR),
+    "RLC1005": ("more than one GPU-visibility variable on ROCm", Severity.ERROR),
+    "RLC1006": ("RAY_AUTH_MODE not explicit", Severity.ERROR),
+    "RLC1007": ("working_dir unreadable or over Ray's size limit", Severity.ERROR),
+    "RLC1008": ("Ray cluster unreachable or refused the request", Severity.ERROR),
+    "RLC1009": ("NOSET variable dropped without entrypoint resources", Severity.ERROR),
+    "RLC1010": ("launched job progress and result", Severity.INFO),
+    "RLC1011": ("no container image for the target", Severity.ERROR),
+    # 11xx: launch scripts, read without running them (rlcat.scripts)
+    "RLC1101": ("launch command cut short by a line continuation", Severity.ERROR),
+    "RLC1102": ("value only known by running a command", Severity.WARNING),
+    "RLC1103": ("condition undecidable without running: both branches read", Severity.INFO),
+    "RLC1104": ("script launches no verl trainer", Severity.WARNING),
+    "RLC1105": ("variable the script requires is not set", Severity.WARNING),
+    "RLC1106": ("shell construct not evaluated", Severity.WARNING),
 }
 
 
@@ -141,6 +161,21 @@ class Where(TypedDict, total=False):
 
 
 @dataclass(frozen=True)
+class Note:
+    """Another place a finding concerns, said in words: where the inherited value it is about was
+    set ("inherited from gsm8k_qwen3_8b_fsdp, built-in, line 26"). `file` and `line` only for a
+    file of the user's own (never a built-in one, which their repository does not have)."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"message": self.message, "file": self.file, "line": self.line, "col": self.col}
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     """A finding from any stage: where it is, what is wrong, and how to fix it."""
 
@@ -154,10 +189,8 @@ class Diagnostic:
     hint: str | None = None
     # the command-line argument a finding is about, when it is not in a file (`--override k=v`)
     argument: str | None = None
-
-    @property
-    def docs_url(self) -> str:
-        return f"{DOCS_BASE}#{self.code.lower()}"
+    # where the value the finding is about came from, when the finding points elsewhere (`moved`)
+    notes: tuple[Note, ...] = ()
 
     @property
     def title(self) -> str:
@@ -189,7 +222,7 @@ class Diagnostic:
             "col": self.col,
             "key": self.key,
             "hint": self.hint,
-            "docs_url": self.docs_url,
+            "notes": [n.to_dict() for n in self.notes],
         }
 
     def headline(self) -> str:
@@ -197,13 +230,28 @@ class Diagnostic:
         key = f" [{printable(self.key)}]" if self.key else ""
         return f"{self.location()} {self.code} {self.severity}: {printable(self.message)}{key}"
 
+    def note_lines(self) -> list[str]:
+        """`  note: inherited from ...`, one printable line per note."""
+        return [f"  note: {printable(n.message)}" for n in self.notes]
+
     def render(self) -> str:
-        """One line per finding, then the hint (STYLE practice 6); nothing from the input can start
-        another line."""
-        text = self.headline()
+        """One line per finding, then its notes and the hint (STYLE practice 6); nothing from the
+        input can start another line."""
+        lines = [self.headline(), *self.note_lines()]
         if self.hint:
-            text += f"\n  hint: {printable(self.hint)}"
-        return text
+            lines.append(f"  hint: {printable(self.hint)}")
+        return "\n".join(lines)
+
+    def moved(self, to: Where, note: Note) -> Diagnostic:
+        """The same finding at `to` (a file position), with where it pointed kept as `note`."""
+        return replace(
+            self,
+            file=to.get("file"),
+            line=to.get("line"),
+            col=to.get("col"),
+            argument=to.get("argument"),
+            notes=(*self.notes, note),
+        )
 
 
 def diag(code: str, message: str, **kwargs: object) -> Diagnostic:

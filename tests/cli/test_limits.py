@@ -245,11 +245,13 @@ def test_a_chain_over_the_limit_is_refused_at_its_extends(rlcat: Run, tmp_path: 
     assert len(lines) == 1 and lines[0].startswith(f"{at}:2:1 RLC007 error: extends chain longer than"), lines
     assert lines[0].endswith(" [extends]")
 
+    # validating the last file alone: reported on it (at its own `extends`), the ancestor as a note
     code, diagnostics = validated(rlcat, folder / f"{last}.yaml")
     assert code == ExitCode.INPUT
-    assert [(d["code"], d["file"], d["line"], d["key"]) for d in diagnostics] == [
-        ("RLC007", at, 2, "extends")
+    assert [(d["code"], Path(d["file"]).name, d["line"], d["key"]) for d in diagnostics] == [
+        ("RLC007", f"{last}.yaml", 2, "extends")
     ]
+    assert [(n["file"], n["line"]) for n in diagnostics[0]["notes"]] == [(at, 2)]
 
 
 # --- merging in linear time -----------------------------------------------------------------------

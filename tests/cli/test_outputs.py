@@ -594,7 +594,8 @@ def test_explain_unknown_key_is_bad_input(rlcat: Run, key: str, hint: str | None
     assert result.code == ExitCode.INPUT, result.out
     assert result.out == ""
     assert _errors(result.err, "RLC401") == [
-        f"{key} RLC401 error: neither rlcat nor {version} ({config}) has this key [{key}]"
+        f"{key} RLC401 error: not a key of {version} ({config}), an environment variable of the plan "
+        f"or a recipe field [{key}]"
     ], result.err
     assert "\n  hint: " in result.err
     if hint is not None:

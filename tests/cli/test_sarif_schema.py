@@ -57,7 +57,7 @@ def _uri_errors(log: dict[str, Any]) -> list[str]:
     relative = [
         loc["physicalLocation"]["artifactLocation"]["uri"]
         for result in run.get("results", [])
-        for loc in result.get("locations", [])
+        for loc in result.get("locations", []) + result.get("relatedLocations", [])
     ]
     bad = [u for u in absolute + relative if u is not None and not URI_CHARS.fullmatch(u)]
     bad += [u for u in absolute if u is not None and not (urlsplit(u).scheme and urlsplit(u).netloc)]
@@ -131,7 +131,8 @@ def test_bad_input_corpus_log_is_valid(rlcat: Run, sarif_validator: Validator) -
 
 def test_guard_finding_log_is_valid(rlcat: Run, sarif_validator: Validator, tmp_path: Path) -> None:
     """A child recipe that lengthens responses breaks the token budget its parent set: guard RLC703
-    fires, located in the parent recipe, and its rule carries the guard's title."""
+    fires, located on the child's line that lengthens them (the parent is built-in: named in the
+    message, never a location), and its rule carries the guard's title and docs as help."""
     child = tmp_path / "recipes" / "longer.yaml"
     child.parent.mkdir()
     child.write_text(
@@ -146,11 +147,56 @@ def test_guard_finding_log_is_valid(rlcat: Run, sarif_validator: Validator, tmp_
     (guard,) = [r for r in run["results"] if r["ruleId"] == "RLC703" and budget in r["message"]["text"]]
     assert guard["level"] == "error"
     physical = guard["locations"][0]["physicalLocation"]
-    parent = (REPO / "recipes" / "gsm8k_qwen3_8b_fsdp.yaml").read_text().splitlines()
-    assert physical["artifactLocation"]["uri"].endswith("gsm8k_qwen3_8b_fsdp.yaml")
-    assert "max_token_len_per_gpu" in parent[physical["region"]["startLine"] - 1]
+    assert Path(physical["artifactLocation"]["uri"]).resolve() == child.resolve()
+    assert physical["region"]["startLine"] == 4
+    assert "inherited from gsm8k_qwen3_8b_fsdp, built-in, line " in guard["message"]["text"]
+    assert "relatedLocations" not in guard
     rule = run["tool"]["driver"]["rules"][guard["ruleIndex"]]
     assert rule["shortDescription"]["text"] not in ("", "RLC703")
+    assert "**Why**" in rule["help"]["markdown"] and rule["help"]["text"]
+
+
+def test_inherited_origin_in_the_team_repository_is_a_related_location(
+    rlcat: Run, sarif_validator: Validator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a team's repository (outside rlcat's checkout), a child of the team's own parent recipe:
+    the result is on the child, the parent's line is a related location, and the log stays valid."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "recipes").mkdir()
+    parent = (REPO / "recipes" / "gsm8k_qwen3_8b_fsdp.yaml").read_text()
+    (tmp_path / "recipes" / "base.yaml").write_text(parent.replace("name: gsm8k_qwen3_8b_fsdp", "name: base"))
+    (tmp_path / "recipes" / "child.yaml").write_text(
+        "name: child\nextends: base\nsummary: longer answers\nbatch: {max_response_length: 30000}\n"
+    )
+    _, log, report = _sarif_and_json(rlcat, "recipes/child.yaml", "--platform", "cuda")
+    assert _schema_errors(sarif_validator, log) == []
+    _assert_matches_json_report(log, report)
+    results = log["runs"][0]["results"]
+    assert results and all(
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "recipes/child.yaml"
+        for r in results
+    )
+    related = [loc for r in results for loc in r.get("relatedLocations", [])]
+    assert related and {loc["physicalLocation"]["artifactLocation"]["uri"] for loc in related} == {
+        "recipes/base.yaml"
+    }
+    assert all(
+        loc["message"]["text"].startswith("inherited from base, recipes/base.yaml, line ") for loc in related
+    )
+
+
+def test_no_link_to_a_site_that_does_not_exist(rlcat: Run, sarif_validator: Validator) -> None:
+    """No docs site is published: the log carries each rule's help itself and links nowhere (the
+    only absolute URI left is the schema's)."""
+    _, log, _ = _sarif_and_json(rlcat, str(CORPUS), "--platform", "cuda")
+    assert _schema_errors(sarif_validator, log) == []
+    driver = log["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver
+    for rule in driver["rules"]:
+        assert "helpUri" not in rule, rule
+        assert rule["help"]["text"] and rule["id"] in rule["help"]["markdown"]
+    text = json.dumps(log)
+    assert "readthedocs" not in text and "github.com/rlcat" not in text
 
 
 def _level_fatal(log: dict[str, Any]) -> None:

@@ -43,10 +43,16 @@ def test_corpus_case_through_validate(rlcat: Run, case: dict[str, Any]) -> None:
         args += ["--catalog", str(CORPUS / case["catalog"])]
     r = rlcat(*args)
     assert r.code in (1, 2), r.out
-    where = (CORPUS / case.get("at", case["file"])).resolve()
     found = [d for d in _json(r)["diagnostics"] if d["code"] == case["code"]]
     assert found, f"{case['code']} not reported: {r.out}"
-    assert any(Path(d["file"]).resolve() == where and d["line"] == case["line"] for d in found), found
+    validated = (CORPUS / case["file"]).resolve()
+    assert all(Path(d["file"]).resolve() == validated for d in _json(r)["diagnostics"] if d["file"]), found
+    # a finding in another file (a parent recipe, a model entry) is reported on the file validated,
+    # with where it was as a note
+    where = (CORPUS / case.get("at", case["file"])).resolve()
+    places = [(d["file"], d["line"]) for d in found]
+    places += [(n["file"], n["line"]) for d in found for n in d["notes"]]
+    assert any(f and Path(f).resolve() == where and line == case["line"] for f, line in places), found
 
 
 def test_missing_path_is_exit_2(rlcat: Run, tmp_path: Path) -> None:
@@ -71,9 +77,10 @@ def test_folder_mixing_good_and_bad_files(rlcat: Run, tmp_path: Path) -> None:
     assert {Path(d["file"]).name for d in data["diagnostics"] if d["severity"] == "error"} == {"bad.yaml"}
 
 
-def test_inherited_value_points_at_the_parent_file(rlcat: Run, tmp_path: Path) -> None:
-    """A child that lengthens responses breaks the token budget its parent set: the finding points at
-    the parent's line, where the budget is."""
+def test_inherited_value_is_reported_on_the_child(rlcat: Run, tmp_path: Path) -> None:
+    """A child that lengthens responses breaks the token budget its parent set: the finding is on
+    the child's line that changes the outcome, and the parent's line where the budget is becomes a
+    note (tests/cli/test_inherited_findings.py covers every reporter)."""
     child = tmp_path / "recipes" / "longer.yaml"
     child.parent.mkdir()
     child.write_text(
@@ -85,9 +92,13 @@ def test_inherited_value_points_at_the_parent_file(rlcat: Run, tmp_path: Path) -
         d for d in _json(r)["diagnostics"] if d["key"] == "actor_rollout_ref.actor.ppo_max_token_len_per_gpu"
     ]
     assert budget and budget[0]["code"] == "RLC703"
-    assert budget[0]["file"] == "recipes/gsm8k_qwen3_8b_fsdp.yaml"
+    assert Path(budget[0]["file"]).resolve() == child.resolve() and budget[0]["line"] == 4
+    (note,) = budget[0]["notes"]
     parent_lines = (REPO / "recipes" / "gsm8k_qwen3_8b_fsdp.yaml").read_text().splitlines()
-    assert "max_token_len_per_gpu" in parent_lines[budget[0]["line"] - 1]
+    line = int(note["message"].rsplit(" ", 1)[1])
+    assert note["message"] == f"inherited from gsm8k_qwen3_8b_fsdp, built-in, line {line}"
+    assert "max_token_len_per_gpu" in parent_lines[line - 1]
+    assert note["file"] is None  # a built-in file is named in words, never as a location
 
 
 def test_strict_fails_on_warnings(rlcat: Run, tmp_path: Path) -> None:
@@ -156,7 +167,7 @@ def test_sarif_format(rlcat: Run) -> None:
 def test_json_format_is_stable(rlcat: Run) -> None:
     data = _json(rlcat("validate", str(CORPUS / "bad_enum_engine.yaml"), "--format", "json"))
     assert set(data) == {"version", "tool", "files", "summary", "diagnostics"}
-    assert data["version"] == 1
+    assert data["version"] == 2
     assert set(data["diagnostics"][0]) == {
         "code",
         "severity",
@@ -166,7 +177,7 @@ def test_json_format_is_stable(rlcat: Run) -> None:
         "col",
         "key",
         "hint",
-        "docs_url",
+        "notes",
     }
 
 

@@ -15,6 +15,10 @@ from typing import Any
 import pytest
 import yaml
 
+from rlcat import __version__ as rlcat_version
+from rlcat.cli import main
+from rlcat.scaffold import HOOK
+
 from conftest import REPO, Result
 
 Run = Callable[..., Result]
@@ -66,13 +70,14 @@ def test_doc_blocks_are_the_example_files() -> None:
         assert body == (REPO / path).read_text(encoding="utf-8"), f"docs/ci.md's copy of {path} differs"
 
 
-def test_pre_commit_snippet_names_the_provided_hook() -> None:
+def test_pre_commit_snippet_is_the_local_hook_pinned_to_this_rlcat() -> None:
     (snippet,) = [m["body"] for m in _blocks("yaml") if "repos:" in m["body"]]
     (repo,) = yaml.safe_load(snippet)["repos"]
-    assert repo["repo"] == "https://github.com/OWNER/rlcat" and repo["rev"]
+    assert repo["repo"] == "local"
+    (hook,) = repo["hooks"]
+    assert hook == {**HOOK, "additional_dependencies": [f"rlcat=={rlcat_version}"]}
     provided = {hook["id"]: hook for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
-    assert [hook["id"] for hook in repo["hooks"]] == ["rlcat-validate"]
-    assert provided["rlcat-validate"]["entry"] == "rlcat validate"
+    assert {k: v for k, v in provided["rlcat-validate"].items() if k != "description"} == HOOK
     for line in snippet.splitlines():  # the commented-out `args:` show real options
         if "# args:" in line:
             for option in yaml.safe_load(line.split("# ", 1)[1].split("#")[0])["args"]:
@@ -102,12 +107,15 @@ def recipes_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for folder in ("recipes", "catalog"):
         shutil.copytree(REPO / folder, tmp_path / folder)
     monkeypatch.chdir(tmp_path)
+    assert main(["schemas", "export"]) == 0  # as `rlcat init` writes them
     return tmp_path
 
 
 def test_workflow_commands_run_clean_on_the_shipped_catalog(rlcat: Run, recipes_repo: Path) -> None:
     commands = [c for step in _steps() if "run" in step for c in _rlcat_commands(step["run"])]
-    assert [c[:3] for c in commands] == [["validate", "recipes", "catalog"]] * 2
+    assert [c[:3] for c in commands] == [["validate", "recipes", "catalog"]] * 2 + [
+        ["schemas", "export", "--check"]
+    ]
     files = len(list(recipes_repo.rglob("*.yaml")))
     for args in commands:
         r = rlcat(*args)

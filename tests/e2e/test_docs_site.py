@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from rlcat.docsite.build import build_site, server
+from rlcat.guards import REGISTRY
 
 from conftest import REPO
 
@@ -315,6 +316,64 @@ def test_recipe_page_shows_rocm_overrides_of_both_engines(browser: Any, base_url
         lambda: _visible_code(diff, "actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend")
     )
     _screenshot(browser, "docs-recipe-geo3k-cuda-to-rocm.png")
+
+
+# The width a page gets at the window size of CHROMIUM_FLAGS (1400 px): Material's default grid left
+# about 690 px, squeezing the recipes table to a word per line and cutting guard examples.
+MIN_COLUMN = 1000
+_LAYOUT = """
+const column = document.querySelector('.md-content__inner').getBoundingClientRect();
+const boxes = Array.from(document.querySelectorAll(arguments[0]), e => {
+  const r = e.getBoundingClientRect();
+  let scroller = null;  // the element or an ancestor inside the column that scrolls sideways
+  for (let n = e; n && n !== document.body; n = n.parentElement) {
+    if (['auto', 'scroll'].includes(getComputedStyle(n).overflowX)) { scroller = n; break; }
+  }
+  return {text: e.textContent.slice(0, 60), scroll: e.scrollWidth, client: e.clientWidth,
+          left: r.left, right: r.right, scrolls: scroller !== null,
+          scrollerRight: scroller ? scroller.getBoundingClientRect().right : null};
+});
+return {window: window.innerWidth, column: column.width, left: column.left, right: column.right,
+        boxes: boxes};
+"""
+
+
+def _layout(browser: Any, url: str, selector: str) -> dict[str, Any]:
+    browser.get(url)
+    return dict(browser.execute_script(_LAYOUT, selector))
+
+
+def _cut(layout: dict[str, Any]) -> list[str]:
+    """Boxes whose content is wider than they show with no way to scroll to it, or that reach past the
+    content column."""
+    bad = []
+    for box in layout["boxes"]:
+        overflows = box["scroll"] > box["client"]
+        if (overflows and not box["scrolls"]) or box["right"] > layout["right"] + 1:
+            bad.append(f"{box['text']!r}: {box}")
+        elif box["scrolls"] and box["scrollerRight"] > layout["right"] + 1:
+            bad.append(f"{box['text']!r}: its scroll box reaches past the column: {box}")
+    return bad
+
+
+def test_pages_use_the_width_and_tables_and_examples_fit(browser: Any, base_url: str) -> None:
+    recipes = _layout(browser, base_url + "recipes/index.html", "article table")
+    assert recipes["window"] >= 1380, recipes["window"]  # the 1400 px window, less its scroll bar
+    assert recipes["column"] >= MIN_COLUMN, f"content column {recipes['column']:.0f} px at 1400 px"
+    (table,) = recipes["boxes"]
+    assert table["scroll"] <= table["client"], f"the recipes table is cut: {table}"
+    assert _cut(recipes) == []
+    _screenshot(browser, "docs-recipes-wide.png")
+    # every guard page: the column is as wide, and each example (and table) fits or scrolls inside it
+    for guard_id in sorted(REGISTRY):
+        page = _layout(browser, base_url + f"guards/{guard_id}.html", "article pre > code, article table")
+        assert page["column"] >= MIN_COLUMN, (guard_id, page["column"])
+        assert any(box["text"] for box in page["boxes"]), f"{guard_id}: no example found"
+        assert _cut(page) == [], guard_id
+    # the examples of RLC703's page fit without scrolling at this width
+    examples = _layout(browser, base_url + "guards/RLC703.html", "article pre > code")
+    assert [b for b in examples["boxes"] if b["scroll"] > b["client"]] == []
+    _screenshot(browser, "docs-guard-RLC703-wide.png")
 
 
 def test_search_for_triton_finds_the_sglang_guard(browser: Any, base_url: str) -> None:

@@ -9,6 +9,7 @@ from rlcat.cli.app import app, command_tree, main, run
 # Importing a command's module registers the command; --help lists them in this order.
 # isort: off
 import rlcat.cli.compile
+import rlcat.cli.launch
 import rlcat.cli.list
 import rlcat.cli.show
 import rlcat.cli.explain
@@ -16,6 +17,10 @@ import rlcat.cli.diff
 import rlcat.cli.matrix
 import rlcat.cli.guards
 import rlcat.cli.validate
+import rlcat.cli.init
+import rlcat.cli.new
+import rlcat.cli.schemas
+import rlcat.cli.config
 import rlcat.cli.dev
 import rlcat.cli.docs  # noqa: F401
 # isort: on

@@ -7,18 +7,20 @@ import errno
 import os
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, TextIO, TypeAlias
 
 import typer
 
-from rlcat.catalog import Catalog, user_roots
+from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, RlcatError, diag, printable
 from rlcat.emit.formats import FORMATS
 from rlcat.emit.reporters import REPORTERS
 from rlcat.files import NotARegularFile, atomic_write
 from rlcat.model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
+from rlcat.project import find_project, search_roots
 
 CatalogOpt = Annotated[
     Optional[list[Path]],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
@@ -60,17 +62,22 @@ else:
     TableFormat, DiffFormat = one_of(("table", "json")), one_of(("text", "json"))
 
 
-def catalog_for(extra: list[Path] | None) -> Catalog:
-    """The catalog with the --catalog folders (and RLCAT_PATH) in front of the built-in one.
+def catalog_for(extra: list[Path] | None, paths: Iterable[str | Path] = ()) -> Catalog:
+    """The catalog every command searches (project.search_roots): --catalog folders, the catalog a
+    recipe path given on the command line sits in (`paths`: recipe names are passed too, and only
+    those that are files or folders count), RLCAT_PATH, the project file's folders, the built-in one.
 
     Every folder named must exist: a mistyped entry would otherwise hide a catalog without a word.
     The root of the file system is refused: every YAML file on the machine would be a recipe."""
-    named = [(folder, f"--catalog {folder}") for folder in extra or []]
-    named += [(folder, f"RLCAT_PATH entry {folder}") for folder in user_roots()]
-    for folder, source in named:
+    given = [Path(p) for p in paths if os.path.exists(p)]
+    roots = search_roots(extra, given, find_project())
+    for root in roots:
+        if root.builtin:
+            continue
+        folder = root.folder
         if not folder.is_dir():
             problem = "not a folder" if folder.exists() else "no such folder"
-            raise RlcatError([diag("RLC001", f"{source}: {problem}", file=str(folder))])
+            raise RlcatError([diag("RLC001", f"{root.source}: {problem}", file=str(folder))])
         resolved = folder.resolve()
         if resolved.parent == resolved:
             raise RlcatError(
@@ -79,15 +86,17 @@ def catalog_for(extra: list[Path] | None) -> Catalog:
                         "RLC105",
                         "the root of the file system is not a catalog folder: every YAML file on the "
                         "machine would be searched for recipes",
-                        argument=source,
+                        argument=root.source,
                         hint="name the folder that holds recipes/ and catalog/ (or the recipe files)",
                     )
                 ]
             )
-    catalog = Catalog.default(extra)
-    for root in catalog.roots:
-        if root.is_dir() and not os.access(root, os.R_OK | os.X_OK):
-            raise RlcatError([diag("RLC001", f"catalog folder {root}: permission denied", file=str(root))])
+    catalog = Catalog([root.folder for root in roots])
+    for folder in catalog.roots:
+        if folder.is_dir() and not os.access(folder, os.R_OK | os.X_OK):
+            raise RlcatError(
+                [diag("RLC001", f"catalog folder {folder}: permission denied", file=str(folder))]
+            )
     return catalog
 
 
@@ -122,10 +131,26 @@ def _emit(stream: TextIO, name: str, text: str) -> None:
 def compile_plan(request: Request, catalog: list[Path] | None) -> Compiled:
     """Compile with the command line's catalog folders; on stderr, RLC206 for each user entry the
     plan used that replaces another of the same name."""
-    cat = catalog_for(catalog)
+    cat = catalog_for(catalog, [request.recipe])
+    project = find_project()
+    if project is not None:
+        request = replace(request, allow={**project.allowances(), **request.allow})
     compiled = compile_request(request, cat)
+    compiled.regenerate = regenerate_command(request, catalog)
     print_diagnostics(cat.replaced_builtins(compiled.inputs))
     return compiled
+
+
+def regenerate_command(request: Request, catalog: list[Path] | None) -> list[str]:
+    """The `rlcat compile` arguments that make the same plan: every choice the command line made,
+    --catalog folders included (RLCAT_PATH and the project file are found again where it runs)."""
+    words = ["rlcat", "compile", request.recipe, "--platform", request.platform]
+    for option, value in (("--engine", request.engine), ("--mode", request.mode)):
+        words += [option, value] if value else []
+    words += [word for text in request.sets for word in ("--set", text)]
+    words += [word for text in request.overrides for word in ("--override", text)]
+    words += ["--allow-known-broken"] if request.allow_known_broken else []
+    return words + [word for folder in catalog or [] for word in ("--catalog", str(folder))]
 
 
 def print_diagnostics(diagnostics: list[Diagnostic]) -> None:

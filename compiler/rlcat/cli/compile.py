@@ -53,7 +53,11 @@ def compile_cmd(
     ] = None,
     override: Annotated[
         list[str] | None,
-        typer.Option(help="Set a verl key: verl.key=value (repeatable; checked against the key index)."),
+        typer.Option(
+            help="Set a verl key: verl.key=value (repeatable), checked against the key index as Hydra "
+            "checks it: key= needs a key verl has; +key= adds one verl lacks; ++key= adds or overrides. "
+            "The prefix is kept in every format."
+        ),
     ] = None,
     fmt: Annotated[PlanFormat, typer.Option("--format", "-f", help="Output format.")] = "overrides",
     output: Annotated[

@@ -50,7 +50,7 @@ def diff_cmd(
             ]
         )
     right_recipe, right_platform = other or recipe, against or platform
-    cat = catalog_for(catalog)
+    cat = catalog_for(catalog, [recipe, right_recipe])
     a = compile_request(Request(recipe, platform, engine), cat)
     b = compile_request(Request(right_recipe, right_platform, engine), cat)
     labels = (f"{recipe} on {platform}", f"{right_recipe} on {right_platform}")

@@ -7,8 +7,16 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import AllowKnownBrokenOpt, CatalogOpt, EngineName, ModeName, compile_plan, write_output
-from rlcat.emit.explain import explain_key
+from rlcat.cli.common import (
+    AllowKnownBrokenOpt,
+    CatalogOpt,
+    DiffFormat,
+    EngineName,
+    ModeName,
+    compile_plan,
+    write_output,
+)
+from rlcat.emit.explain import explain, explain_json, explain_text
 from rlcat.pipeline.assemble import Request
 
 
@@ -19,11 +27,21 @@ from rlcat.pipeline.assemble import Request
   rlcat explain geo3k_megatron_4_4 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu --platform rocm
 
   rlcat explain dapo_math_fsdp2_4_4 SGLANG_ATTENTION_BACKEND --platform rocm --engine sglang
+
+  rlcat explain gsm8k_qwen3_8b_fsdp batch.mini_batch_size
+
+  rlcat explain gsm8k_qwen3_8b_fsdp actor_rollout_ref.actor.fsdp_config --format json
 """,
 )
 def explain_cmd(
     recipe: Annotated[str, typer.Argument(help="Recipe name or path.")],
-    key: Annotated[str, typer.Argument(help="A verl key (dotted) or an environment variable.")],
+    name: Annotated[
+        str,
+        typer.Argument(
+            help="A verl key or a subtree of verl's config (dotted), an environment variable, or a "
+            "recipe field (batch.mini_batch_size, resources, model)."
+        ),
+    ],
     platform: Annotated[str, typer.Option("--platform", "-p", help="Platform profile.")] = "cuda",
     engine: Annotated[
         EngineName | None, typer.Option(help="Rollout engine, if the recipe allows it.")
@@ -34,14 +52,18 @@ def explain_cmd(
     ] = None,
     override: Annotated[list[str] | None, typer.Option(help="Set a verl key (repeatable).")] = None,
     allow_known_broken: AllowKnownBrokenOpt = False,
+    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = "text",
     catalog: CatalogOpt = None,
 ) -> None:
     """Show the final value of a key and every layer that set it, in order: verl default, recipe, mode,
-    platform profile, recipe platform block, guard, command line."""
+    platform profile, recipe platform block, guard, command line. A recipe field shows the verl keys
+    it sets in this plan; a subtree, the keys the plan sets below it and those left at verl's
+    defaults. An unknown name is bad input (exit 2), with the close names."""
     compiled = compile_plan(
         Request(
             recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
         ),
         catalog,
     )
-    write_output(explain_key(compiled, key))
+    found = explain(compiled, name)
+    write_output(explain_json(found) if fmt == "json" else explain_text(found))

@@ -31,5 +31,5 @@ def matrix_cmd(
 ) -> None:
     """Compile every mode × engine × backend cell the recipe allows on every platform: whether it
     compiles, the guards that fire, and the platform's support status."""
-    cells = matrix(recipe, catalog_for(catalog), list(platform or []) or None)
+    cells = matrix(recipe, catalog_for(catalog, [recipe]), list(platform or []) or None)
     write_output(render_matrix(cells, fmt))

@@ -29,7 +29,7 @@ def show_cmd(
     catalog: CatalogOpt = None,
 ) -> None:
     """Show a recipe resolved: extends merged, defaults filled in, catalog entries looked up."""
-    cat = catalog_for(catalog)
+    cat = catalog_for(catalog, [recipe])
     resolved = resolve_recipe(recipe, cat, platform)
     files = [*resolved.source.files, resolved.model_origin.file, resolved.dataset_origin.file]
     print_diagnostics(cat.replaced_builtins(files))

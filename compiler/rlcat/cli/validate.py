@@ -12,7 +12,9 @@ from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt, ReportFormat, catalog_for, write_output
 from rlcat.diagnostics import ExitCode, Severity
 from rlcat.emit.reporters import REPORTERS
-from rlcat.pipeline.validate_files import UNREADABLE, roots_for, validate_paths
+from rlcat.model.project import ProjectSettings
+from rlcat.pipeline.validate_files import UNREADABLE, validate_paths
+from rlcat.project import find_project
 
 
 @app.command(
@@ -32,10 +34,20 @@ def validate_cmd(
     ] = None,
     platform: Annotated[
         list[str] | None,
-        typer.Option("--platform", "-p", help="Check recipes on these platforms only (repeatable)."),
+        typer.Option(
+            "--platform",
+            "-p",
+            help="Check recipes on these platforms only (repeatable). Default: the project file's "
+            "`platforms` (cuda and rocm) and those each recipe names.",
+        ),
     ] = None,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = "text",
-    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the check too.")] = False,
+    strict: Annotated[
+        bool | None,
+        typer.Option(
+            "--strict/--no-strict", help="Warnings fail the check too. Default: the project file's `strict`."
+        ),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
     ] = None,
@@ -43,18 +55,23 @@ def validate_cmd(
 ) -> None:
     """Check recipe and catalog files: YAML, schema, references, compile on every target platform,
     guards and verl keys. Exit 0 clean (warnings allowed unless --strict), 1 findings, 2 usage."""
+    project = find_project()
+    settings = project.settings if project else ProjectSettings()
     targets = list(paths or [])
+    if not targets and project is not None:
+        targets = [root.folder for root in project.catalog_roots()]
     if not targets:
         root = builtin_root()
         targets = [root / "recipes", root / "catalog"]
-    cat = catalog_for([*(catalog or []), *roots_for(targets)])
+    cat = catalog_for(catalog, targets)
     if not cat.problems():  # problems on disk are the report's to show, file by file
         for name in platform or []:
             cat.find("platform", name, key="--platform")  # an unknown platform is a usage error
-    report = validate_paths(targets, cat, list(platform or []) or None)
+    allow = project.allowances() if project else {}
+    report = validate_paths(targets, cat, list(platform or []) or None, settings.platforms, allow)
     write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
     if any(d.code in UNREADABLE and d.severity >= Severity.ERROR for d in report.diagnostics):
         raise typer.Exit(int(ExitCode.INPUT))
-    failing = Severity.WARNING if strict else Severity.ERROR
+    failing = Severity.WARNING if (settings.strict if strict is None else strict) else Severity.ERROR
     if any(d.severity >= failing for d in report.diagnostics):
         raise typer.Exit(int(ExitCode.FINDINGS))

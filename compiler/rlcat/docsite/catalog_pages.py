@@ -14,6 +14,8 @@ FAMILIES = {
     "2": "References",
     "3": "Lowering and compile",
     "4": "verl key index",
+    "10": "Launch (`rlcat launch`)",
+    "11": "Launch scripts (the static reader)",
 }
 GUARD_FAMILIES = {
     "5": "Platform known issues",
@@ -208,7 +210,7 @@ def datasets_index(site: Site) -> str:
 
 
 def diagnostics_page() -> str:
-    """Every diagnostic code; the anchors are what a diagnostic's docs_url points at."""
+    """Every diagnostic code, by family (the code's digits before the last two), each with an anchor."""
     here = "diagnostics.md"
     out = [
         "# Diagnostics\n",
@@ -218,7 +220,7 @@ def diagnostics_page() -> str:
     for family, title in FAMILIES.items():
         out.append(f"## RLC{family}xx: {title} {{#rlc{family}xx}}\n")
         for code_id, (text, severity) in CODES.items():
-            if code_id[3] == family:
+            if code_id[3:-2] == family:
                 out.append(f"### {code_id}: {esc(text)} {{#{anchor(code_id)}}}\n")
                 out.append(f"Default severity: {severity}.\n")
     out.append("## RLC5xx–RLC9xx: known-issue and security guards {#guards}\n")

@@ -41,6 +41,7 @@ theme:
     - content.tabs.link
     - content.code.copy
     - toc.follow
+    - toc.integrate
   palette:
     scheme: default
     primary: indigo
@@ -113,6 +114,7 @@ def mkdocs_yml(site: Site, extra_pages: dict[str, str]) -> str:
     section("Reference", 2)
     item("Command line", "cli.md", 6)
     item("Diagnostics", "diagnostics.md", 6)
+    item("Recipe fields", "fields.md", 6)
     if extra_pages:
         section("Guides", 2)
         for path, title in extra_pages.items():

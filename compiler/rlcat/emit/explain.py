@@ -1,19 +1,71 @@
-"""Provenance for users: `rlcat explain RECIPE KEY` and `rlcat compile --explain`."""
+"""Provenance for users: `rlcat explain RECIPE NAME` and `rlcat compile --explain`.
+
+`explain` takes four kinds of name, looked up in this order:
+
+- a verl key the plan sets or the release's key index has: its final value and every layer that set it;
+- an environment variable of the plan: the same, every layer included (a variable the recipe and the
+  platform profile both set shows both);
+- a recipe field (`batch.mini_batch_size`, `resources`, `model`): the verl keys and variables it
+  sets in this plan, each with its history;
+- a subtree of verl's config (`actor_rollout_ref.actor.fsdp_config`): the keys the plan sets below
+  it, each with its history, and the ones it leaves at verl's defaults.
+
+Anything else is bad input (RLC401, exit 2) with the close names of all four kinds.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from rlcat.diagnostics import Diagnostic, RlcatError, diag, printable, suggestion_hint
+from rlcat.diagnostics import Diagnostic, RlcatError, diag, json_text, printable, suggestion_hint
 from rlcat.emit.formats import check_one_line_each, override_text
 from rlcat.emit.hydra_value import render
+from rlcat.model.fields import is_recipe_field, recipe_fields
 from rlcat.pipeline.assemble import Compiled
-from rlcat.pipeline.plan import REMOVED, History
+from rlcat.pipeline.plan import REMOVED, History, Origin
 from rlcat.verl.index import KeyIndex, load_index
 
+Kind = Literal["key", "env", "field", "subtree"]
+# a subtree's keys at verl's defaults, listed in text (JSON lists them all)
+UNSET_SHOWN = 12
 
-def _value(value: Any) -> str:
-    return "<removed>" if value is REMOVED else render(value)
+
+@dataclass(frozen=True)
+class KeyStory:
+    """One key or variable of an explanation: its history in the plan and verl's default."""
+
+    name: str
+    env: bool
+    history: History | None
+    default: tuple[bool, Any]  # (verl's index has the key, its default there)
+    left_out: bool  # the plan sets it but this release lacks it: not emitted (RLC403)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What `rlcat explain` found for one name, before it is written as text or JSON."""
+
+    name: str
+    kind: Kind
+    compiled: Compiled
+    stories: list[KeyStory]
+    # a subtree's keys the plan does not set, with verl's default for each
+    unset: list[tuple[str, Any]] = field(default_factory=list)
+    also: str | None = None  # the name is also a verl subtree, read as a recipe field
+
+
+def _value(value: Any, env: bool = False) -> str:
+    """A value as verl's command line gets it; an environment variable's as the shell exports it."""
+    if value is REMOVED:
+        return "<removed>"
+    return str(value) if env else render(value)
+
+
+def _default(value: Any) -> str:
+    """verl's default as its YAML writes it: `${oc.select:...}` is verl's own live interpolation,
+    shown as such, not as the escaped text rlcat would write for a recipe value."""
+    return value if isinstance(value, str) else render(value)
 
 
 def _index(c: Compiled) -> KeyIndex:
@@ -26,47 +78,201 @@ def verl_default(c: Compiled, key: str) -> tuple[bool, Any]:
     return (True, index.default(key)) if index.has(key) else (False, None)
 
 
-def explain_key(c: Compiled, key: str) -> str:
-    """The final value of a verl key (or env var) and every layer that set it, in order. A key that
-    neither the plan nor the release's key index has is bad input (RLC401), with close names."""
-    history: History | None = c.plan.overrides.get(key)
-    is_env = history is None and key in c.plan.env
-    if is_env:
-        history = c.plan.env[key]
-    lines = []
-    has_default, default = (False, None) if is_env else verl_default(c, key)
-    final = "unset" if history is None or history.removed else _value(history.final.value)
-    if history is None and has_default:
-        final = f"{_value(default)} (verl's default; rlcat does not set it)"
-    lines.append(f"{printable(key)} = {printable(final)}")
-    lines.append(
+# --- recipe fields ---------------------------------------------------------------------------------
+
+
+def set_by_field(origin: Origin, name: str) -> bool:
+    """Did the recipe field `name` (or a field below it) set this value?"""
+    return origin.field is not None and (origin.field == name or origin.field.startswith(name + "."))
+
+
+def field_keys(c: Compiled, name: str) -> list[tuple[str, bool]]:
+    """(key, is_env) for every verl key and variable the field `name` set in this plan, in plan order."""
+    found = [
+        (k, False)
+        for k, h in c.plan.overrides.items()
+        if any(set_by_field(s.origin, name) for s in h.entries)
+    ]
+    return found + [
+        (k, True) for k, h in c.plan.env.items() if any(set_by_field(s.origin, name) for s in h.entries)
+    ]
+
+
+# --- what a name is ----------------------------------------------------------------------------------
+
+
+def explain(c: Compiled, name: str) -> Explanation:
+    """Find what `name` is in this plan (a key, a variable, a recipe field, a verl subtree) and collect
+    its story; raise RLC401 (bad input) when it is none of them."""
+    index = _index(c)
+    dropped = {s.key for s in c.dropped}
+
+    def story(key: str, env: bool) -> KeyStory:
+        table = c.plan.env if env else c.plan.overrides
+        default = (False, None) if env or not index.has(key) else (True, index.default(key))
+        history = table.get(key)
+        left_out = key in dropped and history is not None and not history.removed
+        return KeyStory(key, env, history, default, left_out)
+
+    if name in c.plan.overrides or index.has(name):
+        return Explanation(name, "key", c, [story(name, False)])
+    if name in c.plan.env:
+        return Explanation(name, "env", c, [story(name, True)])
+    prefix = name.rstrip(".") + "."
+    below = [k for k in c.plan.overrides if k.startswith(prefix)]
+    unset = [
+        (k, index.default(k))
+        for k in sorted(index.keys)
+        if k.startswith(prefix) and k not in c.plan.overrides
+    ]
+    subtree = bool(below or unset)
+    if is_recipe_field(name):
+        also = name if subtree else None
+        return Explanation(name, "field", c, [story(k, env) for k, env in field_keys(c, name)], also=also)
+    if subtree:
+        return Explanation(name, "subtree", c, [story(k, False) for k in below], unset)
+    raise RlcatError([_unknown(c, index, name)])
+
+
+def _unknown(c: Compiled, index: KeyIndex, name: str) -> Diagnostic:
+    subtrees = {key[:at] for key in index.keys for at, char in enumerate(key) if char == "."}
+    known = [*c.plan.overrides, *c.plan.env, *index.keys, *subtrees, *recipe_fields()[0]]
+    return diag(
+        "RLC401",
+        f"not a key of verl {c.profile.verl_index} ({c.plan.config_name}), an environment variable of "
+        "the plan or a recipe field",
+        argument=name,
+        key=name,
+        hint=suggestion_hint(name, known)
+        or "explain takes a verl key or a subtree of verl's config (dotted), an environment variable "
+        f"or a recipe field; `rlcat compile {c.plan.recipe} --platform {c.plan.platform} --explain` "
+        "lists what rlcat sets",
+    )
+
+
+# --- text ------------------------------------------------------------------------------------------
+
+
+def explain_key(c: Compiled, name: str) -> str:
+    """`rlcat explain` as text."""
+    return explain_text(explain(c, name))
+
+
+def explain_text(e: Explanation) -> str:
+    c = e.compiled
+    release = (
         f"  {c.plan.recipe} on {c.plan.platform}: verl {printable(c.plan.verl_version)}, {c.plan.config_name}"
     )
-    rows: list[tuple[str, str, str]] = []
-    if has_default:
-        rows.append(("verl-default", _value(default), f"verl {c.profile.verl_index} {c.plan.config_name}"))
-    for s in history.entries if history else []:
-        reason = f" — {s.origin.reason}" if s.origin.reason else ""
-        rows.append((str(s.origin.layer), printable(_value(s.value)), printable(s.origin.where() + reason)))
-    if not rows:
-        raise RlcatError([_unknown_key(c, key)])
-    w1 = max(len(r[0]) for r in rows)
-    w2 = min(max(len(r[1]) for r in rows), 40)
-    lines += [f"  {a:<{w1}}  {b:<{w2}}  {d}" for a, b, d in rows]
+    shown = printable(e.name)
+    if e.kind in ("key", "env"):
+        head, rest = _story_lines(c, e.stories[0])
+        return "\n".join([head, release, *rest]) + "\n"
+    if e.kind == "field":
+        envs = sum(s.env for s in e.stories)
+        count = _count(len(e.stories) - envs, "verl key", "verl keys")
+        if envs:
+            count += " and " + _count(envs, "environment variable", "environment variables")
+        lines = [f"{shown}: recipe field; sets {count} in this plan", release]
+        if e.also:
+            lines.append(
+                f"  ({shown} is also a subtree of verl's config: `explain {shown}.` lists the keys under it)"
+            )
+        if not e.stories:
+            lines.append(
+                "  it sets nothing here: its value (or its default) leaves verl's defaults as they are"
+            )
+    else:
+        set_count = _count(len(e.stories), "key", "keys")
+        unset_count = _count(len(e.unset), "key", "keys")
+        lines = [
+            f"{shown.rstrip('.')}: subtree of verl's config; the plan sets {set_count}, "
+            f"{unset_count} at verl's defaults",
+            release,
+        ]
+    for s in e.stories:
+        head, rest = _story_lines(c, s)
+        lines += ["", head, *rest]
+    if e.unset:
+        lines += ["", f"at verl's defaults (the plan does not set them): {len(e.unset)}"]
+        lines += [f"  {printable(k)} = {printable(_default(v))}" for k, v in e.unset[:UNSET_SHOWN]]
+        if len(e.unset) > UNSET_SHOWN:
+            lines.append(f"  … and {len(e.unset) - UNSET_SHOWN} more (--format json lists them all)")
     return "\n".join(lines) + "\n"
 
 
-def _unknown_key(c: Compiled, key: str) -> Diagnostic:
-    known = [*c.plan.overrides, *c.plan.env, *_index(c).keys]
-    return diag(
-        "RLC401",
-        f"neither rlcat nor verl {c.profile.verl_index} ({c.plan.config_name}) has this key",
-        argument=key,
-        key=key,
-        hint=suggestion_hint(key, known)
-        or "explain takes a verl key (dotted) or an environment variable of the plan; "
-        f"`rlcat compile {c.plan.recipe} --platform {c.plan.platform} --explain` lists what rlcat sets",
-    )
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _story_lines(c: Compiled, s: KeyStory) -> tuple[str, list[str]]:
+    """`key = value` and one line per layer that set it: layer, value, where."""
+    history, (has_default, default) = s.history, s.default
+    if history is None or history.removed:
+        final = "unset"
+    elif s.left_out:
+        final = f"left out: verl {c.profile.verl_index} has no such key (RLC403)"
+    else:
+        final = _value(history.final.value, s.env)
+    if history is None and has_default:
+        final = f"{_default(default)} (verl's default; rlcat does not set it)"
+    rows: list[tuple[str, str, str]] = []
+    if has_default:
+        rows.append(("verl-default", _default(default), f"verl {c.profile.verl_index} {c.plan.config_name}"))
+    for entry in history.entries if history else []:
+        reason = f" — {entry.origin.reason}" if entry.origin.reason else ""
+        rows.append((str(entry.origin.layer), _value(entry.value, s.env), entry.origin.where() + reason))
+    w1 = max(len(r[0]) for r in rows)
+    w2 = min(max(len(printable(r[1])) for r in rows), 40)
+    lines = [f"  {a:<{w1}}  {printable(b):<{w2}}  {printable(d)}" for a, b, d in rows]
+    return f"{printable(s.name)} = {printable(final)}", lines
+
+
+# --- JSON ------------------------------------------------------------------------------------------
+
+
+def explain_json(e: Explanation) -> str:
+    """`rlcat explain --format json`: values as Hydra writes them (text), origins as data."""
+    c = e.compiled
+    data: dict[str, Any] = {
+        "name": e.name,
+        "kind": e.kind,
+        "recipe": c.plan.recipe,
+        "platform": c.plan.platform,
+        "verl_version": c.plan.verl_version,
+        "verl_index": c.plan.verl_index,
+        "config_name": c.plan.config_name,
+        "keys": [_story_data(s) for s in e.stories],
+    }
+    if e.kind == "subtree":
+        data["unset"] = [{"key": k, "verl_default": _default(v)} for k, v in e.unset]
+    return json_text(data)
+
+
+def _story_data(s: KeyStory) -> dict[str, Any]:
+    history = s.history
+    final = None if history is None or history.removed else _value(history.final.value, s.env)
+    out: dict[str, Any] = {
+        "key": s.name,
+        "env": s.env,
+        "value": final,
+        "set_by_plan": final is not None,
+        "left_out": s.left_out,
+    }
+    if s.default[0]:
+        out["verl_default"] = _default(s.default[1])
+    out["history"] = [
+        {
+            "value": None if entry.value is REMOVED else _value(entry.value, s.env),
+            "removed": entry.value is REMOVED,
+            **entry.origin.to_dict(),
+            "field": entry.origin.field,
+        }
+        for entry in (history.entries if history else [])
+    ]
+    return out
+
+
+# --- compile --explain -----------------------------------------------------------------------------
 
 
 def annotated_overrides(c: Compiled) -> str:

@@ -157,7 +157,12 @@ def to_yaml(c: Compiled) -> str:
         f"{c.plan.recipe} on {c.plan.platform}: verl {c.plan.verl_version}, {c.plan.entrypoint} "
         f"--config-name={c.plan.config_name}"
     )
-    return header + "\n" + yaml_document(tree)
+    # a mapping cannot say how a key reaches verl's config: the keys that take Hydra's + or ++ (keys
+    # added, or set inside an open dict) are listed above it, as the other formats write them
+    prefixed = [comment_line(f"  {o.prefix}{o.key}") for o in c.overrides if o.prefix]
+    if prefixed:
+        prefixed.insert(0, comment_line("As command-line overrides, these keys take Hydra's prefix:"))
+    return "\n".join([header, *prefixed, yaml_document(tree)])
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
@@ -208,7 +213,8 @@ def to_shell(c: Compiled) -> str:
     or platform profile can run a command, start a line or reach a terminal unescaped. Text with a
     NUL is refused (RLC405): no process argument can hold it."""
     _refuse_unwritable(c, argv=True)
-    regenerate = ("rlcat", "compile", c.plan.recipe, "--platform", c.plan.platform, "--format", "shell")
+    regenerate = c.regenerate or ["rlcat", "compile", c.plan.recipe, "--platform", c.plan.platform]
+    regenerate = [*regenerate, "--format", "shell"]
     lines = [
         "#!/usr/bin/env bash",
         comment_line(

@@ -17,7 +17,8 @@ from rlcat.diagnostics import CODES, Diagnostic, Severity, json_text, printable
 from rlcat.guards import REGISTRY
 from rlcat.pipeline.load import MAX_BYTES
 
-JSON_FORMAT_VERSION = 1
+# 2: each diagnostic has `notes` (where an inherited value came from) and no `docs_url`
+JSON_FORMAT_VERSION = 2
 
 
 def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
@@ -83,7 +84,8 @@ def _reader() -> Callable[[str], list[str] | None]:
 
 
 def text(diagnostics: Sequence[Diagnostic], files: int, color: bool | None = None) -> str:
-    """One line per finding, then the hint and the source line with a caret under the column.
+    """One line per finding, then its notes (where an inherited value came from), the hint and the
+    source line with a caret under the column.
     Colour (through rich) only when writing to a terminal. Everything from the input is printable
     (diagnostics.printable): no line break, escape sequence or bidi control reaches the output. The
     source line comes only from a regular file inside the working folder (_source_lines)."""
@@ -92,7 +94,7 @@ def text(diagnostics: Sequence[Diagnostic], files: int, color: bool | None = Non
     blocks: list[tuple[Diagnostic, list[str]]] = []
     for d in diagnostics:
         hint = [f"  hint: {printable(d.hint)}"] if d.hint else []
-        blocks.append((d, hint + ["  " + line for line in _excerpt(d, lines_of)]))
+        blocks.append((d, d.note_lines() + hint + ["  " + line for line in _excerpt(d, lines_of)]))
     summary = _summary(diagnostics, files)
     if not use_color:
         out = [line for d, rest in blocks for line in (d.headline(), *rest)]
@@ -118,13 +120,13 @@ def text(diagnostics: Sequence[Diagnostic], files: int, color: bool | None = Non
         head.append(printable(d.message) + (f" [{printable(d.key)}]" if d.key else ""))
         console.print(head)
         for line in rest:
-            console.print(Text(line, style="dim" if line.startswith("  hint") else ""))
+            console.print(Text(line, style="dim" if line.startswith(("  hint", "  note")) else ""))
     console.print(Text(summary, style="bold"))
     return console.file.getvalue()  # type: ignore[attr-defined,no-any-return]
 
 
 def as_json(diagnostics: Sequence[Diagnostic], files: int) -> str:
-    """{"version": 1, "files": N, "summary": {...}, "diagnostics": [Diagnostic.to_dict(), ...]}"""
+    """{"version": 2, "files": N, "summary": {...}, "diagnostics": [Diagnostic.to_dict(), ...]}"""
     data = {
         "version": JSON_FORMAT_VERSION,
         "tool": {"name": "rlcat", "version": __version__},
@@ -147,8 +149,9 @@ def _escape_property(text: str) -> str:
 
 def github(diagnostics: Sequence[Diagnostic], files: int) -> str:
     """GitHub Actions workflow commands, so findings show on the pull request's diff: exactly one
-    command line per finding. Every field is printable first (no control, bidi or line-break
-    character, no legacy `##[` command), then escaped for its place in the command."""
+    command line per finding, on the file validated (a finding about an inherited value names its
+    origin in a note below the message). Every field is printable first (no control, bidi or
+    line-break character, no legacy `##[` command), then escaped for its place in the command."""
     command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     out = []
     for d in diagnostics:
@@ -161,51 +164,46 @@ def github(diagnostics: Sequence[Diagnostic], files: int) -> str:
             props.append(f"col={d.col}")
         props.append(f"title={_escape_property(d.code)}")
         message = printable(d.message) + (f" [{printable(d.key)}]" if d.key else "")
+        # the only line breaks: the annotation shows the notes and the hint below the message
+        for note in d.notes:
+            message += "\n" + printable(note.message)
         if d.hint:
-            message += "\n" + printable(d.hint)  # the one line break: the annotation shows the hint below
+            message += "\n" + printable(d.hint)
         out.append(f"::{command[d.severity]} {','.join(props)}::{_escape_data(message)}")
     out.append(_summary(diagnostics, files))
     return "\n".join(out) + "\n"
 
 
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
 def sarif(diagnostics: Sequence[Diagnostic], files: int) -> str:
-    """SARIF 2.1.0 for code scanning: one run, one rule per code that occurs."""
-    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+    """SARIF 2.1.0 for code scanning: one run, one rule per code that occurs, each with its help
+    (the code's title; a guard's docs page) in the log itself, as no docs site is published. A
+    finding about an inherited value is located on the file validated: its origin is said in the
+    message and, when it is a file of the user's, given as a related location."""
     codes = sorted({d.code for d in diagnostics})
-    rules = []
-    for code in codes:
-        title = CODES.get(code, ("", Severity.ERROR))[0] or _guard_title(code)
-        rules.append(
-            {
-                "id": code,
-                "name": title.replace(" ", "_") or code,
-                "shortDescription": {"text": title or code},
-                "helpUri": Diagnostic(code, "").docs_url,
-            }
-        )
     results = []
     for d in diagnostics:
+        text = d.message + (f" [{d.key}]" if d.key else "")
+        text += "".join(f" ({note.message})" for note in d.notes) + (f" — {d.hint}" if d.hint else "")
         result: dict[str, object] = {
             "ruleId": d.code,
             "ruleIndex": codes.index(d.code),
-            "level": level[d.severity],
-            "message": {
-                "text": d.message + (f" [{d.key}]" if d.key else "") + (f" — {d.hint}" if d.hint else "")
-            },
+            "level": _SARIF_LEVEL[d.severity],
+            "message": {"text": text},
         }
         if d.file:
-            region: dict[str, int] = {}
-            if d.line:
-                region["startLine"] = d.line
-                if d.col:
-                    region["startColumn"] = d.col
-            # percent-encoded: a URI reference has no spaces or non-ASCII, and a ':' in the first
-            # segment would read as a scheme. surrogateescape: the bytes of a name that is not UTF-8
-            uri = quote(Path(d.file).as_posix(), errors="surrogateescape")
-            location: dict[str, object] = {"artifactLocation": {"uri": uri}}
-            if region:
-                location["region"] = region
-            result["locations"] = [{"physicalLocation": location}]
+            result["locations"] = [{"physicalLocation": _physical_location(d.file, d.line, d.col)}]
+        related: list[dict[str, object]] = []
+        for note in d.notes:  # a built-in origin has no file here: the user's repository lacks it
+            if note.file is not None:
+                location = _physical_location(note.file, note.line, note.col)
+                related.append(
+                    {"id": len(related) + 1, "physicalLocation": location, "message": {"text": note.message}}
+                )
+        if related:
+            result["relatedLocations"] = related
         results.append(result)
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -216,8 +214,7 @@ def sarif(diagnostics: Sequence[Diagnostic], files: int) -> str:
                     "driver": {
                         "name": "rlcat",
                         "version": __version__,
-                        "informationUri": "https://github.com/rlcat/rlcat",
-                        "rules": rules,
+                        "rules": [_sarif_rule(code) for code in codes],
                     }
                 },
                 "results": results,
@@ -227,9 +224,33 @@ def sarif(diagnostics: Sequence[Diagnostic], files: int) -> str:
     return json_text(log)
 
 
-def _guard_title(code: str) -> str:
-    cls = REGISTRY.get(code)
-    return cls.title if cls else ""
+def _physical_location(file: str, line: int | None, col: int | None) -> dict[str, object]:
+    # percent-encoded: a URI reference has no spaces or non-ASCII, and a ':' in the first segment
+    # would read as a scheme. surrogateescape: the bytes of a name that is not UTF-8
+    uri = quote(Path(file).as_posix(), errors="surrogateescape")
+    location: dict[str, object] = {"artifactLocation": {"uri": uri}}
+    if line:
+        location["region"] = {"startLine": line, **({"startColumn": col} if col else {})}
+    return location
+
+
+def _sarif_rule(code: str) -> dict[str, object]:
+    """A rule with its help text in the log: the code's title, and for a guard its docs page (the
+    docstring, in Markdown), which code scanning shows beside each alert."""
+    guard = REGISTRY.get(code)
+    title, severity = CODES.get(code) or ((guard.title, guard.severity) if guard else (code, Severity.ERROR))
+    rule: dict[str, object] = {
+        "id": code,
+        "name": title.replace(" ", "_") or code,
+        "shortDescription": {"text": title or code},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
+    }
+    if guard is not None:
+        rule["fullDescription"] = {"text": guard.summary()}
+        rule["help"] = {"text": guard.docs(), "markdown": f"**{code}: {title}**\n\n{guard.docs()}"}
+    else:
+        rule["help"] = {"text": f"{code}: {title}", "markdown": f"**{code}: {title}**"}
+    return rule
 
 
 REPORTERS: dict[str, Callable[[Sequence[Diagnostic], int], str]] = {

@@ -10,16 +10,28 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field, replace
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, suggestion_hint
-from rlcat.guards.base import REGISTRY, Affects, Context, Finding, Guard
+from rlcat.guards.base import REGISTRY, Affects, Allowance, Context, Finding, Guard
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Setting
+from rlcat.pipeline.resolve import origin_note
 
 for _module in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
     importlib.import_module(_module.name)
 
-__all__ = ["REGISTRY", "Affects", "Context", "Finding", "Guard", "GuardReport", "find_guard", "run_guards"]
+__all__ = [
+    "REGISTRY",
+    "Affects",
+    "Allowance",
+    "Context",
+    "Finding",
+    "Guard",
+    "GuardReport",
+    "find_guard",
+    "run_guards",
+]
 
 
 @dataclass
@@ -32,12 +44,18 @@ class GuardReport:
     keys: set[str] = field(default_factory=set)  # keys a guard reported (the key check skips them)
 
 
-def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> GuardReport:
+def run_guards(
+    ctx: Context, allow: Mapping[str, Allowance], recipe_file: str | None, ancestors: Collection[str] = ()
+) -> GuardReport:
     """Run the guards that apply to this recipe and platform, every one on the same plan.
 
     A finding with a fix returns the fix, with the guard as its origin, and is reported at info
     level; one without a fix is reported at the guard's severity. Guards the recipe allows are
-    skipped, and allowing an error-level guard is itself reported as a warning.
+    skipped (the recipe's `allow:` or the project file's), and allowing an error-level guard is itself
+    reported as a warning where it was allowed. A finding about a
+    value set in one of the recipe's `ancestors` is reported at the recipe's own setting that the
+    guard looked at last (the one that changes the outcome, such as the prompt length it sets),
+    with the inherited origin as a note; without one, compile_request puts it on `extends:`.
     """
     report = GuardReport()
     for guard_id in sorted(REGISTRY):
@@ -46,50 +64,66 @@ def run_guards(ctx: Context, allow: dict[str, str], recipe_file: str | None) -> 
             continue
         # a security finding stays visible (a warning, so `validate --strict` fails on it) even when
         # the recipe allows it: the recipe under review must not be able to hide it
-        allowed = allow.get(guard_id) if is_security_guard(guard_id) else None
-        if guard_id in allow and allowed is None:
+        allowance = allow.get(guard_id)
+        allowed = allowance if is_security_guard(guard_id) else None
+        if allowance is not None and allowed is None:
             if cls.severity >= Severity.ERROR:
                 report.diagnostics.append(
                     diag(
                         guard_id,
-                        f"error-level guard {cls.name} is silenced by the recipe: {allow[guard_id]}",
+                        f"error-level guard {cls.name} is silenced by {allowance.by}: {allowance.reason}",
                         severity=Severity.WARNING,
-                        file=recipe_file,
-                        key=f"allow.{guard_id}",
+                        file=allowance.file,
+                        line=allowance.line,
+                        key=allowance.key,
                     )
                 )
             continue
-        for finding in cls().check(ctx):
+        seen = replace(ctx, reads=[])  # the settings this guard looks at, finding by finding
+        for finding in cls().check(seen):
             report.fired.append(guard_id)
             if finding.key:
                 report.keys.add(finding.key)
             origin = Origin(Layer.GUARD, f"guard {guard_id} {cls.name}", reason=cls.title)
             # point at whoever set the key or variable: a file position, or the command-line argument
+            lookup = replace(ctx, reads=[])
             if finding.key:
-                setter = ctx.setter(finding.key)
+                setter = lookup.setter(finding.key)
             else:
-                setter = ctx.env_setter(finding.env) if finding.env else None
+                setter = lookup.env_setter(finding.env) if finding.env else None
             o = setter.origin if setter is not None else None
             report.fixes += [(Setting(key, value, origin), False) for key, value in finding.fix.items()]
             report.fixes += [(Setting(name, value, origin), True) for name, value in finding.fix_env.items()]
             fixed = bool(finding.fix or finding.fix_env)
             removes = any(v is REMOVED for v in finding.fix.values())
-            report.diagnostics.append(
-                diag(
-                    guard_id,
-                    finding.message
-                    + (" (fixed)" if fixed and not removes else "")
-                    + (f" (allowed by the recipe: {allowed})" if allowed is not None else ""),
-                    severity=Severity.INFO if fixed else cls.severity,
-                    file=o.file if o and o.file else (None if o and o.argument() else recipe_file),
-                    line=o.line if o else None,
-                    col=o.col if o else None,
-                    key=finding.key or (f"env.{finding.env}" if finding.env else None),
-                    hint=finding.hint,
-                    argument=o.argument() if o else None,
-                )
+            found = diag(
+                guard_id,
+                finding.message
+                + (" (fixed)" if fixed and not removes else "")
+                + (f" (allowed by {allowed.by}: {allowed.reason})" if allowed is not None else ""),
+                severity=Severity.INFO if fixed else cls.severity,
+                file=o.file if o and o.file else (None if o and o.argument() else recipe_file),
+                line=o.line if o else None,
+                col=o.col if o else None,
+                key=finding.key or (f"env.{finding.env}" if finding.env else None),
+                hint=finding.hint,
+                argument=o.argument() if o else None,
             )
+            if o is not None and o.file in ancestors:
+                found = _at_own_setting(found, o, seen.reads, recipe_file)
+            report.diagnostics.append(found)
     return report
+
+
+def _at_own_setting(
+    found: Diagnostic, inherited: Origin, reads: list[Setting], recipe_file: str | None
+) -> Diagnostic:
+    """A finding about an inherited value, at the last setting of the recipe file itself that the
+    guard read on the way to it (unchanged when it read none)."""
+    own = [s.origin for s in reads if s.origin.file is not None and s.origin.file == recipe_file]
+    if not own or inherited.file is None:
+        return found
+    return found.moved(own[-1].position(), origin_note(inherited.file, inherited.line, inherited.col))
 
 
 def is_security_guard(guard_id: str) -> bool:

@@ -17,7 +17,7 @@ from rlcat.diagnostics import Severity
 from rlcat.model.catalog import ModelEntry
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.plan import Plan
+from rlcat.pipeline.plan import History, Plan, Setting
 from rlcat.pipeline.platform import allows
 from rlcat.verl.index import KeyIndex
 
@@ -97,13 +97,16 @@ class Context:
     profile: PlatformProfile
     plan: Plan
     index: KeyIndex
+    # the settings of the plan a guard has looked at, in order: a finding about a value the recipe
+    # inherits is reported at the recipe's own setting among them (guards.run_guards)
+    reads: list[Setting] = field(default_factory=list, compare=False, repr=False)
 
     def value(self, key: str) -> Any:
         """The value verl will see for `key`: the plan's, else verl's default (simple interpolations
         resolved); None when neither has it."""
-        history = self.plan.overrides.get(key)
-        if history is not None and not history.removed:
-            return history.final.value
+        setting = self.setter(key)
+        if setting is not None:
+            return setting.value
         if not self.index.has(key):
             return None
         return self._resolve(self.index.default(key), depth=0)
@@ -122,17 +125,21 @@ class Context:
 
     def setter(self, key: str) -> Any:
         """The Setting in force for a key of the plan, or None."""
-        history = self.plan.overrides.get(key)
-        return None if history is None or history.removed else history.final
+        return self._read(self.plan.overrides.get(key))
 
     def env_setter(self, name: str) -> Any:
         """The Setting in force for an environment variable of the plan, or None."""
-        history = self.plan.env.get(name)
-        return None if history is None or history.removed else history.final
+        return self._read(self.plan.env.get(name))
 
     def env(self, name: str) -> str | None:
-        history = self.plan.env.get(name)
-        return None if history is None or history.removed else str(history.final.value)
+        setting = self.env_setter(name)
+        return None if setting is None else str(setting.value)
+
+    def _read(self, history: History | None) -> Setting | None:
+        if history is None or history.removed:
+            return None
+        self.reads.append(history.final)
+        return history.final
 
 
 def _literal(text: str) -> Any:
@@ -148,6 +155,18 @@ def _literal(text: str) -> Any:
         except ValueError:
             pass
     return text
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """A guard (or RLC303, a known-broken cell) accepted, with the reason and where it was accepted:
+    a recipe's `allow:` or the project file's `[allow]`."""
+
+    reason: str
+    by: str  # "the recipe", "the project file"
+    file: str | None = None
+    line: int | None = None
+    key: str | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,9 @@ NonNegativeInt = Annotated[int, Field(ge=0, le=1_000_000_000)]
 Fraction = Annotated[float, Field(gt=0, le=1)]
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 # verl keys are dotted Hydra paths; the key index decides whether they exist.
+# `allow:` of a recipe or a project: guard ids (and RLC303, a known-broken platform cell) → the reason.
+GuardId = Annotated[str, StringConstraints(pattern=r"^RLC(303|[5-9][0-9][0-9])$")]
+GuardAllowances = dict[GuardId, Annotated[str, StringConstraints(min_length=1, max_length=2000)]]
 VerlKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_0-9][A-Za-z0-9_]*)*$")]
 
 

@@ -7,13 +7,17 @@ from typing import Literal
 from pydantic import Field
 
 from rlcat.model.base import Name, PositiveInt, Strict
+from rlcat.model.paths import LaunchPath
 
 
 class ModelEntry(Strict):
     """A model a recipe can train."""
 
     name: Name
-    hf_id: str = Field(description="Hugging Face id; the default model path")
+    hf_id: LaunchPath = Field(
+        description="Hugging Face id or a folder; the default model path. A folder may start with ~, "
+        "$HOME or $PWD (resolved at launch); other $VARIABLES are refused"
+    )
     family: str
     modality: Literal["text", "vision-language"] = "text"
     size: str = Field(description="Parameter count as people say it, e.g. 7B or 35B-A3B")
@@ -31,8 +35,11 @@ class DatasetEntry(Strict):
 
     name: Name
     summary: str
-    train_files: list[str] = Field(min_length=1)
-    val_files: list[str] = Field(min_length=1)
+    train_files: list[LaunchPath] = Field(
+        min_length=1,
+        description="Parquet files; each may start with ~, $HOME or $PWD (resolved at launch)",
+    )
+    val_files: list[LaunchPath] = Field(min_length=1, description="As train_files")
     prompt_key: str = "prompt"
     image_key: str | None = None
     truncation: Literal["error", "left", "right", "middle"] = "error"

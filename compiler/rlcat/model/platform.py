@@ -9,6 +9,11 @@ from pydantic import Field
 from rlcat.model.axes import Backend, Engine, Mode
 from rlcat.model.base import EnvName, Name, Strict, VerlKey
 
+REQUIRED_HELP = (
+    "when launches on this platform fail with any other value: why. A recipe's own `env:` "
+    "otherwise beats the profile's value; giving a required variable another value is an error"
+)
+
 
 class EnvVar(Strict):
     """An environment variable the platform's launches need, with the reason."""
@@ -17,6 +22,7 @@ class EnvVar(Strict):
     value: str
     reason: str
     source: str = ""
+    required_because: str | None = Field(default=None, min_length=1, description="Set " + REQUIRED_HELP)
 
 
 class TweakWhen(Strict):
@@ -37,6 +43,9 @@ class Tweak(Strict):
     when: TweakWhen = Field(default_factory=TweakWhen)
     set: dict[VerlKey, Any] = Field(default_factory=dict)
     env: dict[EnvName, str] = {}
+    env_required_because: str | None = Field(
+        default=None, min_length=1, description="Set, for every variable of `env`, " + REQUIRED_HELP
+    )
     reason: str
     source: str
 

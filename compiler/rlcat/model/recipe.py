@@ -14,13 +14,23 @@ from rlcat.model.axes import ENGINES, Algorithm, Backend, Engine, Mode
 from rlcat.model.base import (
     EnvName,
     Fraction,
+    GuardAllowances,
     Name,
     NonNegativeInt,
     OpenMapping,
     PositiveInt,
     Strict,
-    VerlKey,
 )
+from rlcat.model.paths import LaunchPath
+from rlcat.model.validate import field_error
+
+# A key of `overrides:`: a dotted verl key, with Hydra's `+` (add a key verl's config lacks) or `++`
+# (add or override) in front when written.
+OverrideKey = Annotated[
+    str, StringConstraints(pattern=r"^(\+\+?)?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_0-9][A-Za-z0-9_]*)*$")
+]
+# FSDP's two implementations in verl (`strategy: fsdp | fsdp2` of the actor, reference and critic)
+FsdpStrategy = Literal["fsdp", "fsdp2"]
 
 
 class Resources(Strict):
@@ -37,7 +47,7 @@ class Resources(Strict):
 
 
 class RoleParallelism(Strict):
-    """Model parallelism of one trained role (Megatron: tp/pp/cp/ep/etp; FSDP: sp, fsdp_size)."""
+    """Model parallelism of one trained role (Megatron: tp/pp/cp/ep/etp; FSDP: sp, fsdp_size, strategy)."""
 
     tp: PositiveInt | None = None
     pp: PositiveInt | None = None
@@ -46,6 +56,14 @@ class RoleParallelism(Strict):
     etp: PositiveInt | None = None
     sp: PositiveInt | None = Field(default=None, description="Ulysses sequence parallel size (FSDP)")
     fsdp_size: int | None = Field(default=None, ge=-1, description="FSDP shard group size (-1: all)")
+    strategy: FsdpStrategy | None = Field(
+        default=None,
+        description=(
+            "FSDP implementation of this role when it differs from `backend` (fsdp or fsdp2 backends "
+            "only): backend fsdp with parallelism.actor.strategy: fsdp2 trains the actor with FSDP2 "
+            "and the reference and critic with FSDP. Default: the backend's"
+        ),
+    )
 
 
 class RolloutParallelism(Strict):
@@ -138,10 +156,20 @@ class Actor(Strict):
     optim: Optim
     offload: Offload = Field(default_factory=Offload)
     ref_param_offload: bool | None = None
-    model_path: str | None = Field(default=None, description="Default: the catalog model's hf_id")
+    model_path: LaunchPath | None = Field(
+        default=None,
+        description="Default: the catalog model's hf_id. May start with ~, $HOME or $PWD (resolved at "
+        "launch)",
+    )
     use_remove_padding: bool | None = None
     gradient_checkpointing: bool | None = None
-    trust_remote_code: bool | None = None
+    trust_remote_code: bool | None = Field(
+        default=None,
+        description=(
+            "Let transformers run the model repository's code: sets the model's and the dataset "
+            "tokenizer's trust_remote_code (Default: the catalog model's)"
+        ),
+    )
     model_override_config: OpenMapping = Field(default_factory=dict)
     megatron: MegatronSettings = Field(default_factory=MegatronSettings)
 
@@ -196,7 +224,10 @@ class Critic(Strict):
     """PPO's value model."""
 
     optim: Optim
-    model_path: str | None = Field(default=None, description="Default: the actor's model")
+    model_path: LaunchPath | None = Field(
+        default=None,
+        description="Default: the actor's model. May start with ~, $HOME or $PWD (resolved at launch)",
+    )
     offload: Offload = Field(default_factory=Offload)
     warmup: NonNegativeInt | None = Field(default=None, description="Steps of critic-only training")
     use_remove_padding: bool | None = None
@@ -261,23 +292,31 @@ class Recipe(Strict):
         default={}, description="Per-platform adjustments: a partial recipe merged over this one"
     )
     env: dict[EnvName, str] = Field(default_factory=dict)
-    allow: dict[Annotated[str, StringConstraints(pattern=r"^RLC(303|[5-9][0-9][0-9])$")], str] = Field(
+    allow: GuardAllowances = Field(
         default={},
         description=(
             "Guards this recipe silences (and RLC303: a known-broken platform cell it accepts), "
             "each with the reason"
         ),
     )
-    overrides: dict[VerlKey, Any] = Field(
-        default={}, description="verl keys the schema does not model; still checked against the key index"
+    overrides: dict[OverrideKey, Any] = Field(
+        default={},
+        description=(
+            "verl keys the schema does not model, checked against the key index of the target "
+            "release as Hydra judges them: `key` overrides a key verl's config has (inside an open "
+            "dict such as engine_kwargs rlcat writes it with `++`); `+key` adds a key verl's config "
+            'lacks (refused where verl has a value: Hydra\'s "Could not append to config"); '
+            "`++key` adds or overrides, anywhere. The prefix is kept in every output format"
+        ),
     )
 
     @model_validator(mode="after")
     def _critic_matches_algorithm(self) -> Recipe:
         if self.algorithm == "ppo" and self.critic is None:
-            raise ValueError(
-                "algorithm ppo trains a critic: add a `critic:` section (at least critic.optim.lr)"
+            raise field_error(
+                "algorithm",
+                "algorithm ppo trains a critic: add a `critic:` section (at least critic.optim.lr)",
             )
         if self.algorithm != "ppo" and self.critic is not None:
-            raise ValueError(f"`critic:` is only used by ppo, not {self.algorithm}")
+            raise field_error("critic", f"`critic:` is only used by ppo, not {self.algorithm}")
         return self

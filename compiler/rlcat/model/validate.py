@@ -9,12 +9,19 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticCustomError
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, dotted, suggestion_hint
 
 M = TypeVar("M", bound=BaseModel)
 # path of a value → (file, line, col)
 Locator = Callable[[tuple[str | int, ...]], Where]
+
+
+def field_error(field_path: str, message: str) -> PydanticCustomError:
+    """An error a model validator raises about one of its fields (it checks several together):
+    the finding points at that field, where pydantic would give the whole document."""
+    return PydanticCustomError("value_error", message, {"field": field_path})
 
 
 def validate(model: type[M], data: Mapping[str, Any], locate: Locator) -> M:
@@ -59,6 +66,9 @@ def _diagnostics(model: type[BaseModel], exc: ValidationError, locate: Locator) 
         errors = errors[:MAX_EXPLAINED]
     for err in errors:
         loc = tuple(err["loc"])
+        named = (err.get("ctx") or {}).get("field")
+        if isinstance(named, str):  # a model validator's error about one field (field_error)
+            loc = (*loc, *named.split("."))
         # unions report one error per member; the tags (e.g. 'int', 'str') are not part of the path
         loc = tuple(p for p in loc if not (isinstance(p, str) and _is_union_tag(p)))
         bad_key = bool(loc) and loc[-1] == "[key]"  # pydantic marks errors in a mapping's keys so

@@ -5,20 +5,21 @@ docs/architecture.md says why the layers are lowered apart."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from rlcat.emit.hydra_value import HydraValueError, Interpolation
 from rlcat.emit.hydra_value import parse as parse_hydra_value
-from rlcat.guards import Context, run_guards
+from rlcat.guards import Allowance, Context, run_guards
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
 from rlcat.pipeline.load import with_yaml11_hints
 from rlcat.pipeline.lower import Lowered, Target, lower
+from rlcat.pipeline.lower.common import split_prefix
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting, same_value
-from rlcat.pipeline.platform import platform_env, platform_tweaks, profile_names
+from rlcat.pipeline.platform import platform_env, platform_tweaks, profile_names, required_env_conflicts
 from rlcat.pipeline.resolve import (
     Resolved,
     Source,
@@ -48,6 +49,8 @@ class Request:
     overrides: list[str] = field(default_factory=list)
     # compile a cell the platform marks known-broken (a warning then, not an error)
     allow_known_broken: bool = False
+    # guards accepted beyond the recipe's own `allow:` (the project file's `[allow]`); the recipe's win
+    allow: dict[str, Allowance] = field(default_factory=dict)
 
 
 @dataclass
@@ -64,6 +67,8 @@ class Compiled:
     guards_fired: list[str] = field(default_factory=list)
     # the entry files the plan was made from: the recipe and its parents, model, dataset, platform
     inputs: list[str] = field(default_factory=list)
+    # the command line that makes this plan again (the shell script's "Regenerate with" line)
+    regenerate: list[str] = field(default_factory=list)
 
     @property
     def env_vars(self) -> dict[str, str]:
@@ -74,9 +79,19 @@ def compile_request(req: Request, catalog: Catalog | None = None, source: Source
     """Compile a recipe for a platform; raises RlcatError when it cannot be compiled.
 
     `source`, when given, is the recipe already loaded (validate compiles one file on several
-    platforms and loads it once)."""
+    platforms and loads it once). Findings about values the recipe inherits are reported on the
+    recipe itself (Source.onto_recipe)."""
     catalog = catalog or Catalog.default()
     source = source or load_recipe_source(req.recipe, catalog)
+    try:
+        compiled = _compile(req, catalog, source)
+    except RlcatError as exc:
+        raise RlcatError(source.onto_recipe(exc.diagnostics), exc.exit_code) from None
+    compiled.diagnostics = source.onto_recipe(compiled.diagnostics)
+    return compiled
+
+
+def _compile(req: Request, catalog: Catalog, source: Source) -> Compiled:
     profile, profile_origin = load_platform(req.platform, catalog)
     source = _choose_axes(source, req)
     target = Target(profile, verl_index.groups(profile.verl_index))
@@ -107,15 +122,19 @@ def compile_request(req: Request, catalog: Catalog | None = None, source: Source
         dict(last.group_choices),
     )
     _assemble(plan, layers, profile, profile_origin, recipe)
+    problems += required_env_conflicts(plan, profile, recipe)
     for text in req.overrides:
         plan.put(_command_line_override(text))
 
     group = tuple(f"{g}={o}" for g, o in plan.group_choices.items())
     index = verl_index.load_index(profile.verl_index, plan.config_name, group)
     recipe_file = resolved.source.files[-1] if resolved.source.files else None
-    problems += _support_status(profile, recipe, recipe_file, req.allow_known_broken)
+    allow = {**req.allow, **_recipe_allowances(recipe, recipe_file)}
+    problems += _support_status(profile, recipe, recipe_file, req.allow_known_broken, allow.get("RLC303"))
 
-    guarded = run_guards(Context(recipe, resolved.model, profile, plan, index), recipe.allow, recipe_file)
+    ancestors = resolved.source.files[:-1]
+    context = Context(recipe, resolved.model, profile, plan, index)
+    guarded = run_guards(context, allow, recipe_file, ancestors)
     for setting, is_env in guarded.fixes:
         plan.put(setting, env=is_env)
     checked = check(plan, index, skip=guarded.keys)
@@ -150,32 +169,44 @@ def _inputs(resolved: Resolved, profile_origin: Origin) -> list[str]:
     return [f for f in [*files, profile_origin.file] if f is not None]
 
 
+def _recipe_allowances(recipe: Recipe, file: str | None) -> dict[str, Allowance]:
+    return {
+        guard: Allowance(reason, "the recipe", file, key=f"allow.{guard}")
+        for guard, reason in recipe.allow.items()
+    }
+
+
 def _support_status(
-    profile: PlatformProfile, recipe: Recipe, file: str | None, allow_known_broken: bool
+    profile: PlatformProfile,
+    recipe: Recipe,
+    file: str | None,
+    allow_known_broken: bool,
+    allowance: Allowance | None,
 ) -> list[Diagnostic]:
     """The profile's word on this mode × engine × backend cell, when it is not plain 'supported'. A
     known-broken cell is an error (the run would fail on the cluster), unless the command line
-    (--allow-known-broken) or the recipe (`allow: {RLC303: reason}`) accepts it: then a warning."""
+    (--allow-known-broken), the recipe or the project file (`allow: {RLC303: reason}`) accepts it:
+    then a warning."""
     for cell in profile.support:
         if (cell.mode, cell.engine, cell.backend) != (recipe.mode, recipe.engine, recipe.backend):
             continue
         cell_name = f"{recipe.mode} × {recipe.engine} × {recipe.backend}"
         why = f": {cell.note}" if cell.note else ""
         if cell.status == "known-broken":
-            reason = recipe.allow.get("RLC303")
-            accepted = allow_known_broken or reason is not None
+            accepted = allow_known_broken or allowance is not None
             source = f"source: {cell.source}" if cell.source else ""
             hint = (
                 source
                 if accepted
-                else "pass --allow-known-broken, or accept it in the recipe with the reason: "
+                else "pass --allow-known-broken, or accept it with the reason in the recipe (or the project "
+                "file's [allow]): "
                 'allow: {RLC303: "why it works for you"}' + (f"; {source}" if source else "")
             )
             return [
                 diag(
                     "RLC303",
                     f"platform {profile.name} marks {cell_name} known-broken{why}"
-                    + (f" (allowed by the recipe: {reason})" if reason is not None else ""),
+                    + (f" (allowed by {allowance.by}: {allowance.reason})" if allowance is not None else ""),
                     severity=Severity.WARNING if accepted else Severity.ERROR,
                     file=file,
                     hint=hint or None,
@@ -234,10 +265,16 @@ def _assemble(
         for history in table.values():
             for s in history if len(history) == 1 else sorted(history, key=lambda s: s.origin.layer):
                 plan.put(s, env=env)
-    for s in platform_env(profile, profile_origin):
-        plan.put(s, env=True)
-    for s, is_env in platform_tweaks(profile, recipe, profile_origin):
-        plan.put(s, env=is_env)
+    # the recipe's own `env:` beats the profile's variables, which stay in the history beneath it
+    # (explain shows both); a variable the profile requires is checked by required_env_conflicts
+    for s, is_env in [
+        *((s, True) for s in platform_env(profile, profile_origin)),
+        *platform_tweaks(profile, recipe, profile_origin),
+    ]:
+        if is_env and s.key in first.recipe_env:
+            plan.put_beneath(s, env=True)
+        else:
+            plan.put(s, env=is_env)
     previous = first
     for layer, lowered in rest:
         for table, env in ((lowered.settings, False), (lowered.env, True)):
@@ -245,11 +282,8 @@ def _assemble(
             for key, history in table.items():
                 new = history[-1]
                 old = before.get(key)
-                if old is None or not same_value(old[-1].value, new.value):
-                    plan.put(
-                        Setting(key, new.value, _as_layer(new.origin, layer), new.optional, new.alternatives),
-                        env=env,
-                    )
+                if old is None or not same_value(old[-1].value, new.value) or old[-1].prefix != new.prefix:
+                    plan.put(replace(new, origin=_as_layer(new.origin, layer)), env=env)
             for key in before:
                 if key not in table:
                     plan.put(Setting(key, REMOVED, Origin(layer, f"removed by the {layer} layer")), env=env)
@@ -259,14 +293,29 @@ def _assemble(
 def _as_layer(origin: Origin, layer: Layer) -> Origin:
     if origin.layer >= layer:
         return origin
-    return Origin(layer, origin.label, origin.file, origin.line, origin.col, origin.reason)
+    return replace(origin, layer=layer)
 
 
 def _command_line_override(text: str) -> Setting:
     """`--override key=value`, the value read with Hydra's override grammar, as verl's own command
-    line would read it (lists, `{k: v}` mappings, quoted strings, null)."""
-    key, raw = split_assignment(text, "--override", "verl.key", "trainer.save_freq=50")
+    line would read it (lists, `{k: v}` mappings, quoted strings, null). Hydra's `+key=` (add) and
+    `++key=` (add or override) keep their prefix, which the check judges against the release."""
+    written, raw = split_assignment(text, "--override", "verl.key", "trainer.save_freq=50")
     argument = f"--override {text}"
+    prefix, key = split_prefix(written)
+    if len(prefix) > 2 or not key:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    f"'{written}': a verl key, with Hydra's + (add a key) or ++ (add or override) "
+                    "in front when wanted",
+                    key=key or written,
+                    argument=argument,
+                    hint=f"--override ++{key or 'verl.key'}={raw}",
+                )
+            ]
+        )
     try:
         value = parse_hydra_value(raw)
     except HydraValueError as exc:
@@ -281,7 +330,7 @@ def _command_line_override(text: str) -> Setting:
                 )
             ]
         ) from None
-    return Setting(key.lstrip("+"), _as_written(value), Origin(Layer.COMMAND_LINE, argument))
+    return Setting(key, _as_written(value), Origin(Layer.COMMAND_LINE, argument), prefix=prefix)
 
 
 def _as_written(value: Any) -> Any:

@@ -34,6 +34,9 @@ class Origin:
     line: int | None = None
     col: int | None = None
     reason: str | None = None
+    # the recipe field that set the value (`batch.mini_batch_size`, `model`), when one did:
+    # what `rlcat explain RECIPE FIELD` and the field reference page are made from
+    field: str | None = None
 
     def argument(self) -> str | None:
         """The command-line argument that set the value (`--override k=v`, `--set f=v`), if one did."""
@@ -79,6 +82,9 @@ class Setting:
     optional: bool = False
     # the same key under its names in other verl releases; the check keeps the one the target has
     alternatives: tuple[str, ...] = ()
+    # Hydra's prefix as the user wrote it (`overrides:` or --override): "+" adds a key verl's config
+    # lacks, "++" adds or overrides; "" lets the check choose (`++` inside an open dict)
+    prefix: str = ""
 
 
 @dataclass
@@ -134,6 +140,16 @@ class Plan:
         ):
             at -= 1
         entries.insert(at, setting)
+
+    def put_beneath(self, setting: Setting, *, env: bool = False) -> None:
+        """Record a value that the key's entries so far still beat, whatever their layer: a platform
+        profile's variable under the recipe's own `env:`, which wins (explain shows both)."""
+        table = self.env if env else self.overrides
+        history = table.get(setting.key)
+        if history is None:
+            table[setting.key] = History([setting])
+        else:
+            history.entries.insert(0, setting)
 
     def active_overrides(self) -> list[Setting]:
         return [s for h in self.overrides.values() if (s := h.entries[-1]).value is not REMOVED]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
+from rlcat.diagnostics import Diagnostic, diag
 from rlcat.model.platform import PlatformProfile, Tweak
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.plan import Layer, Origin, Setting
+from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting
 
 
 def profile_names(profile: PlatformProfile) -> list[str]:
@@ -56,3 +57,41 @@ def platform_tweaks(
             yield Setting(key, value, where), False
         for name, value in tweak.env.items():
             yield Setting(name, value, where), True
+
+
+_SETTER = {Layer.RECIPE: "the recipe", Layer.PLATFORM_BLOCK: "the recipe's platforms: block"}
+
+
+def required_env(profile: PlatformProfile, recipe: Recipe) -> Iterator[tuple[str, str, str]]:
+    """(name, value, why) of every variable the profile requires for this recipe: its env entries
+    marked `required_because`, and the env of applying tweaks marked `env_required_because`."""
+    for var in profile.env:
+        if var.required_because:
+            yield var.name, var.value, var.required_because
+    for tweak in profile.tweaks:
+        if tweak.env_required_because and tweak_applies(tweak, recipe):
+            for name, value in tweak.env.items():
+                yield name, value, tweak.env_required_because
+
+
+def required_env_conflicts(plan: Plan, profile: PlatformProfile, recipe: Recipe) -> list[Diagnostic]:
+    """An error for each required variable the plan gives another value (the recipe's `env:`, its
+    platform block or --set beat the profile's other variables), naming both values."""
+    found = []
+    for name, value, why in required_env(profile, recipe):
+        history = plan.env.get(name)
+        final = history.final if history else None
+        if final is None or final.value == value:
+            continue
+        given = "removes it" if final.value is REMOVED else f"sets '{final.value}'"
+        who = final.origin.argument() or _SETTER.get(final.origin.layer, f"the {final.origin.layer} layer")
+        found.append(
+            diag(
+                "RLC301",
+                f"env {name}: {who} {given}, and platform {profile.name} requires '{value}': {why}",
+                key=f"env.{name}",
+                hint=f"remove {name} from the recipe's env, or set it to '{value}'",
+                **final.origin.position(),
+            )
+        )
+    return found

@@ -6,17 +6,18 @@ the parent file and a value from a platform block points at that block.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel
 
-from rlcat.catalog import Catalog, Kind, display_path, walk_entries
-from rlcat.diagnostics import RlcatError, Where, diag, dotted, suggestion_hint
+from rlcat.catalog import Catalog, Kind, builtin_root, display_path, kind_at, walk_entries
+from rlcat.diagnostics import Diagnostic, Note, RlcatError, Where, diag, dotted, suggestion_hint
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
@@ -71,6 +72,37 @@ class Source:
             if not path:
                 return {"file": self.files[-1] if self.files else None}
             path = path[:-1]
+
+    @property
+    def recipe_file(self) -> str | None:
+        """The file of the recipe itself (its ancestors come first in `files`)."""
+        return self.files[-1] if self.files else None
+
+    def at_own_field(self, found: Diagnostic, field_path: str) -> Diagnostic:
+        """A finding about an inherited value, at the recipe's own `field_path` that makes it one
+        (unchanged when the recipe does not set that field), with the inherited origin as a note."""
+        own = self.origins.get(tuple(field_path.split(".")))
+        if (
+            found.file is None
+            or found.file not in self.files[:-1]
+            or own is None
+            or own.file != self.recipe_file
+        ):
+            return found
+        return found.moved(own.position(), origin_note(found.file, found.line, found.col))
+
+    def onto_recipe(self, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+        """Findings located in an ancestor recipe (a value the recipe inherits) reported on the
+        recipe itself, at its `extends:` line, with the inherited origin as a note."""
+        target, ancestors = self.recipe_file, set(self.files[:-1])
+        if target is None or not ancestors:
+            return list(diagnostics)
+        anchors = {
+            kind: self.origins[(field,)].position()
+            for kind, field in ANCHOR_FIELDS.items()
+            if (field,) in self.origins and self.origins[(field,)].file == target
+        }
+        return relocate(diagnostics, target, anchors, ancestors.__contains__)
 
 
 _origins_memo: dict[tuple[int, Layer], tuple[Document, dict[Path_, Origin]]] = {}
@@ -387,10 +419,13 @@ def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin
 
 
 def validate_recipe(source: Source) -> Recipe:
+    """The merged data as a Recipe; a schema finding about an inherited value is reported on the
+    recipe (Source.onto_recipe)."""
     try:
         return validate(Recipe, source.data, source.locate)
     except RlcatError as exc:
-        raise RlcatError(with_yaml11_hints(exc.diagnostics, source.yaml11_hints)) from None
+        found = with_yaml11_hints(exc.diagnostics, source.yaml11_hints)
+        raise RlcatError(source.onto_recipe(found)) from None
 
 
 def validate_document(model: type[M], doc: Document) -> M:
@@ -496,11 +531,80 @@ def resolve(source: Source, catalog: Catalog) -> Resolved:
     model, model_origin = refs["model"]
     dataset, dataset_origin = refs["dataset"]
     assert isinstance(model, ModelEntry) and isinstance(dataset, DatasetEntry)
-    return Resolved(recipe, source, model, model_origin, dataset, dataset_origin)
+    # what the entries bring was set by the recipe's `model:` and `dataset:` fields
+    return Resolved(
+        recipe,
+        source,
+        model,
+        replace(model_origin, field="model"),
+        dataset,
+        replace(dataset_origin, field="dataset"),
+    )
 
 
 def load_platform(name: str, catalog: Catalog) -> tuple[PlatformProfile, Origin]:
     return load_entry("platform", name, PlatformProfile, catalog)
+
+
+# --- findings on the file under review -------------------------------------------------------------
+# A team's pull request changes its own recipe files: a finding that points at a parent recipe it
+# inherits from (often a built-in one, which its repository does not even have) would never reach
+# the diff. Such findings are reported on the recipe, and where they pointed becomes a note.
+
+# The recipe field that brings in another file: where a finding about that file lands.
+ANCHOR_FIELDS: dict[Kind, str] = {"recipe": "extends", "model": "model", "dataset": "dataset"}
+_NOTE_PREFIX: dict[Kind, str] = {
+    "recipe": "inherited from",
+    "model": "from model",
+    "dataset": "from dataset",
+    "platform": "from platform profile",
+}
+
+
+def relocate(
+    diagnostics: Iterable[Diagnostic],
+    target: str,
+    anchors: Mapping[Kind, Where],
+    moves: Callable[[str], bool],
+) -> list[Diagnostic]:
+    """Findings located in a file that `moves` accepts, reported on `target` instead: at the anchor
+    for that file's kind (the `extends:` line for a parent recipe, `model:` or `dataset:` for those
+    entries), else on the file as a whole; where each pointed is kept as a note (origin_note)."""
+    out = []
+    for d in diagnostics:
+        if d.file is None or d.file == target or not moves(d.file):
+            out.append(d)
+            continue
+        anchor = anchors.get(kind_at(Path(d.file).parts)) or {"file": target}
+        out.append(d.moved(anchor, origin_note(d.file, d.line, d.col)))
+    return out
+
+
+def origin_note(file: str, line: int | None, col: int | None = None) -> Note:
+    """ "inherited from gsm8k_qwen3_8b_fsdp, built-in, line 26": the entry a file holds, whether it is
+    built-in or which file it is, and the line. A built-in file is named in words only: the user's
+    repository has no such file, so no reporter may point at it."""
+    kind = kind_at(Path(file).parts)
+    builtin = is_builtin_file(file)
+    text = f"{_NOTE_PREFIX[kind]} {Path(file).stem}, {'built-in' if builtin else file}"
+    text += f", line {line}" if line else ""
+    return Note(text) if builtin else Note(text, file, line, col)
+
+
+def is_builtin_file(file: str) -> bool:
+    """Whether a file as diagnostics name it (catalog.display_path) is one of rlcat's built-in
+    recipes or catalog entries. Built-in files are named relative to the built-in root, so a relative
+    name that is not a file of the working folder names one there."""
+    root = builtin_root()
+    name = os.path.normpath(file)
+    here = Path(os.path.abspath(name))
+    where = here if os.path.lexists(name) else root / name
+    return any(where.is_relative_to(root / folder) for folder in ("recipes", "catalog"))
+
+
+def recipe_anchors(doc: Document) -> dict[Kind, Where]:
+    """Where findings about the files a recipe file brings in land in it (see ANCHOR_FIELDS)."""
+    return {kind: doc.locate((field,)) for kind, field in ANCHOR_FIELDS.items() if (field,) in doc.positions}
 
 
 __all__ = ["Resolved", "Source", "load_platform", "load_recipe_source", "resolve"]

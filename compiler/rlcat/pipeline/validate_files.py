@@ -8,25 +8,34 @@ compile on every platform the recipe targets (guards and key-index checks includ
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from rlcat.catalog import Catalog, Kind, display_path, walk_entries
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
+from rlcat.guards import Allowance
 from rlcat.guards.security.environment import hazard
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
+from rlcat.model.project import ProjectSettings
 from rlcat.pipeline.assemble import Request, compile_request
 from rlcat.pipeline.load import Document, load_yaml
-from rlcat.pipeline.resolve import check_name, load_recipe_source, resolve, validate_document
+from rlcat.pipeline.resolve import (
+    check_name,
+    load_recipe_source,
+    recipe_anchors,
+    relocate,
+    resolve,
+    validate_document,
+)
 from rlcat.verl.index import available_versions
 
-# A recipe is checked on the project's two primary platforms and on every platform its
-# `platforms:` block names, unless --platform says otherwise.
-DEFAULT_TARGETS = ("cuda", "rocm")
+# A recipe is checked on the project file's platforms (by default the two primary ones) and on every
+# platform its `platforms:` block names, unless --platform says otherwise.
+DEFAULT_TARGETS = tuple(ProjectSettings().platforms)
 ENTRY_MODELS: dict[Kind, type[BaseModel]] = {
     "model": ModelEntry,
     "dataset": DatasetEntry,
@@ -68,26 +77,21 @@ def _boundary(path: Path, catalog: Catalog) -> Path:
     return Path(os.path.abspath(path)).parent
 
 
-def roots_for(paths: Iterable[Path]) -> list[Path]:
-    """Catalog roots implied by the paths: a folder holding recipes/ or catalog/, or the folder above
-    a recipes/ or catalog/ folder a file sits in. `os.path.isdir` is false for what cannot be read,
-    so an unreadable path is left to `collect` to report."""
-    roots: list[Path] = []
-    for path in paths:
-        for candidate in [path, *path.parents]:
-            if os.path.isdir(candidate / "recipes") or os.path.isdir(candidate / "catalog"):
-                roots.append(candidate)
-                break
-    return list(dict.fromkeys(roots))
-
-
-def validate_paths(paths: list[Path], catalog: Catalog, platforms: list[str] | None = None) -> Report:
+def validate_paths(
+    paths: list[Path],
+    catalog: Catalog,
+    platforms: list[str] | None = None,
+    defaults: Sequence[str] = DEFAULT_TARGETS,
+    allow: Mapping[str, Allowance] | None = None,
+) -> Report:
     """Validate every YAML file under `paths`; never raises for problems in the files."""
     files, problems = collect(paths, catalog)
     found = list(problems)
+    # a problem on disk in the catalog's folders stays where it is: it is not a recipe's finding
+    validated = {display_path(path) for path in files} | {d.file for d in catalog.problems() if d.file}
     for path in files:
         found += catalog.conflicts_of(path)
-        found += validate_file(path, catalog, platforms)
+        found += on_validated_file(validate_file(path, catalog, platforms, defaults, allow), path, validated)
     # a problem of the catalog stops every lookup: it is reported once, not once per recipe
     unique: dict[tuple[object, ...], Diagnostic] = {}
     for d in found:
@@ -95,12 +99,33 @@ def validate_paths(paths: list[Path], catalog: Catalog, platforms: list[str] | N
     return Report(len(files), list(unique.values()))
 
 
-def validate_file(path: Path, catalog: Catalog, platforms: list[str] | None) -> list[Diagnostic]:
+def on_validated_file(diagnostics: list[Diagnostic], path: Path, validated: set[str]) -> list[Diagnostic]:
+    """Findings located outside `validated` (a built-in parent recipe, a platform profile, a model
+    entry elsewhere), reported on the file `path` whose validation found them: at
+    the line that brings that file in (`extends:`, `model:`, `dataset:`), where each pointed kept as
+    a note. An annotation must land on a file of the pull request, or it shows nowhere."""
+    target = display_path(path)
+    if all(d.file is None or d.file in validated for d in diagnostics):
+        return diagnostics
+    try:
+        anchors = recipe_anchors(load_yaml(path, target))
+    except RlcatError:  # the file itself does not read: its own findings say so
+        anchors = {}
+    return relocate(diagnostics, target, anchors, lambda file: file not in validated)
+
+
+def validate_file(
+    path: Path,
+    catalog: Catalog,
+    platforms: list[str] | None,
+    defaults: Sequence[str] = DEFAULT_TARGETS,
+    allow: Mapping[str, Allowance] | None = None,
+) -> list[Diagnostic]:
     kind = catalog.kind_of(path)
     try:
         if kind != "recipe":
             return _validate_entry(path, kind)
-        return _validate_recipe(path, catalog, platforms)
+        return _validate_recipe(path, catalog, platforms, defaults, allow or {})
     except RlcatError as exc:
         return exc.diagnostics
 
@@ -155,16 +180,24 @@ def _platform_environment(profile: PlatformProfile, doc: Document) -> list[Diagn
     return found
 
 
-def _validate_recipe(path: Path, catalog: Catalog, platforms: list[str] | None) -> list[Diagnostic]:
+def _validate_recipe(
+    path: Path,
+    catalog: Catalog,
+    platforms: list[str] | None,
+    defaults: Sequence[str],
+    allow: Mapping[str, Allowance],
+) -> list[Diagnostic]:
     source = load_recipe_source(str(path), catalog)
     recipe = resolve(source, catalog).recipe
-    targets = platforms or list(dict.fromkeys([*DEFAULT_TARGETS, *recipe.platforms]))
+    targets = platforms or list(dict.fromkeys([*defaults, *recipe.platforms]))
     known = catalog.names("platform")
     targets = [t for t in targets if t in known]
     found: dict[tuple[object, ...], tuple[Diagnostic, list[str]]] = {}
     for platform in targets:
         try:
-            diagnostics = compile_request(Request(str(path), platform), catalog, source).diagnostics
+            diagnostics = compile_request(
+                Request(str(path), platform, allow=dict(allow)), catalog, source
+            ).diagnostics
         except RlcatError as exc:
             diagnostics = exc.diagnostics
         for d in diagnostics:
@@ -173,18 +206,7 @@ def _validate_recipe(path: Path, catalog: Catalog, platforms: list[str] | None) 
     out = []
     for d, on in found.values():
         if len(on) < len(targets):  # say where a finding holds when it does not hold everywhere
-            out.append(
-                Diagnostic(
-                    d.code,
-                    f"{d.message} (on {', '.join(on)})",
-                    d.severity,
-                    d.file,
-                    d.line,
-                    d.col,
-                    d.key,
-                    d.hint,
-                )
-            )
+            out.append(replace(d, message=f"{d.message} (on {', '.join(on)})"))
         else:
             out.append(d)
     return out

@@ -24,7 +24,8 @@ _NUMBER = (int, float)
 class Override:
     """One checked override: the key as the target release names it and the setting behind it."""
 
-    prefix: str  # "" for an existing key, "++" for a key inside an open dict
+    # "" for an existing key; "++" for a key inside an open dict; "+" or "++" as the user wrote it
+    prefix: str
     key: str
     setting: Setting
 
@@ -132,56 +133,141 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
                 )
             )
         key = index.name_of(setting.key, setting.alternatives)
-        if key is None:
-            where = _where(setting)
-            if setting.optional:
-                out.dropped.append(setting)
-                out.diagnostics.append(
-                    diag(
-                        "RLC403",
-                        f"verl {index.verl_version} has no key '{setting.key}'; left out",
-                        key=setting.key,
-                        **where,
-                    )
+        if key is None and setting.optional and not setting.prefix:
+            out.dropped.append(setting)
+            out.diagnostics.append(
+                diag(
+                    "RLC403",
+                    f"verl {index.verl_version} has no key '{setting.key}'; left out",
+                    key=setting.key,
+                    **_where(setting),
                 )
-                continue
-            open_parent = index.open_dict_of(setting.key)
-            if open_parent is None and setting.key in skip:
-                continue  # a guard already reported this key, with more to say about it
-            if open_parent is None:
-                out.diagnostics.append(
-                    diag(
-                        "RLC401",
-                        f"verl {index.verl_version} ({index.config_name}) has no key '{setting.key}'",
-                        key=setting.key,
-                        hint=suggestions.hint(setting.key),
-                        **where,
-                    )
-                )
-                continue
-            prefix, key = "++", setting.key
-        else:
-            prefix = ""
-            expected = index.type_of(key)
-            if not type_matches(expected, setting.value, key):
-                where = _where(setting)
-                out.diagnostics.append(
-                    diag(
-                        "RLC402",
-                        f"'{key}' is {expected} in verl {index.verl_version} "
-                        f"(default {index.default(key)!r}); got {setting.value!r}",
-                        key=key,
-                        **where,
-                    )
-                )
-                continue
+            )
+            continue
+        if (
+            key is None
+            and not setting.prefix
+            and setting.key in skip
+            and index.open_dict_of(setting.key) is None
+        ):
+            continue  # a guard already reported this key, with more to say about it
+        chosen = _prefix(setting, key, index, suggestions)
+        if isinstance(chosen, Diagnostic):
+            out.diagnostics.append(chosen)
+            continue
+        prefix, key = chosen
+        problem = _type_problem(index, key, setting.value)
+        if problem is not None:
+            out.diagnostics.append(diag("RLC402", problem, key=key, **_where(setting)))
+            continue
         try:
             check_renderable(setting.value)
         except UnrenderableValue as exc:
             out.diagnostics.append(diag("RLC405", f"{key}: {exc}", key=key, **_where(setting)))
             continue
         out.overrides.append(Override(prefix, key, setting))
+    out.diagnostics += _inside_plain_values(out.overrides)
     return out
+
+
+def _inside_plain_values(overrides: list[Override]) -> list[Diagnostic]:
+    """Keys set inside another key of the plan that holds a plain value (`+a.b=1` with
+    `+a.b.c=2`): Hydra would apply them in turn, and one would undo the other."""
+    values = {o.key: o.setting.value for o in overrides}
+    found = []
+    for o in overrides:
+        parts = o.key.split(".")
+        for i in range(1, len(parts)):
+            above = ".".join(parts[:i])
+            if above in values and not isinstance(values[above], dict):
+                found.append(
+                    diag(
+                        "RLC402",
+                        f"'{o.key}' is set inside '{above}', which this plan sets to {values[above]!r}",
+                        key=o.key,
+                        hint="set one of them",
+                        **_where(o.setting),
+                    )
+                )
+                break
+    return found
+
+
+def _prefix(
+    setting: Setting, key: str | None, index: KeyIndex, suggestions: _Suggestions
+) -> tuple[str, str] | Diagnostic:
+    """(prefix, key) as the override is written, judged as Hydra judges it against verl's composed
+    config (hydra/_internal/config_loader_impl.py, _apply_overrides_to_config): `key=` needs the key
+    to exist; `+key=` needs it absent, or holding null or `???`, unless the value is a list or a
+    mapping (merged into it); `++key=` is accepted anywhere. A key without a prefix inside an open
+    dict is rlcat's to write: `++`, the one prefix Hydra takes there whether the key exists or not."""
+    version = f"verl {index.verl_version} ({index.config_name})"
+    if setting.prefix == "++":
+        return "++", key or setting.key
+    if setting.prefix == "+":
+        held = _held_at(index, setting.key)
+        if held in (None, "null", "missing") or isinstance(setting.value, (list, dict)):
+            return "+", setting.key
+        default = f"default {index.default(setting.key)!r}" if index.has(setting.key) else "a section"
+        return diag(
+            "RLC408",
+            f"'+{setting.key}' adds a key, and {version} already has '{setting.key}' ({default}): "
+            f"Hydra refuses it (\"Could not append to config. An item is already at '{setting.key}'\")",
+            key=setting.key,
+            hint=f"override it without the prefix ({setting.key}=…), or with ++ to add or override",
+            **_where(setting),
+        )
+    if key is not None:
+        return "", key
+    if index.open_dict_of(setting.key) is not None:
+        return "++", setting.key
+    hint = suggestions.hint(setting.key)
+    if _escape_hatch(setting):
+        add = f"to add a key {version} does not have, write it with Hydra's + prefix: +{setting.key}"
+        hint = f"{hint} Or, {add}" if hint else add[0].upper() + add[1:]
+    return diag(
+        "RLC401", f"{version} has no key '{setting.key}'", key=setting.key, hint=hint, **_where(setting)
+    )
+
+
+def _escape_hatch(setting: Setting) -> bool:
+    """Was the key written by the user (`overrides:` or --override), not lowered by rlcat?"""
+    argument = setting.origin.argument() or ""
+    return setting.origin.field == "overrides" or argument.startswith("--override ")
+
+
+def _held_at(index: KeyIndex, key: str) -> str | None:
+    """The type of what verl's composed config holds at `key`: a leaf's type, "dict" for a section,
+    None where it holds nothing."""
+    if index.has(key):
+        return index.type_of(key)
+    inside = key + "."
+    return "dict" if key in index.open_dicts or any(k.startswith(inside) for k in index.keys) else None
+
+
+def _type_problem(index: KeyIndex, key: str, value: Any) -> str | None:
+    """Why `value` does not fit what verl holds at `key` (or above it), or None."""
+    if index.has(key):
+        expected = index.type_of(key)
+        if type_matches(expected, value, key):
+            return None
+        return (
+            f"'{key}' is {expected} in verl {index.verl_version} (default {index.default(key)!r}); "
+            f"got {value!r}"
+        )
+    # a key added below a plain value would replace that value with a mapping (Hydra lets + and ++ do it)
+    parts = key.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        above = ".".join(parts[:i])
+        if index.has(above):
+            held = index.type_of(above)
+            if held in ("dict", "null", "missing", "any"):
+                return None
+            return (
+                f"'{key}' would turn '{above}', {held} in verl {index.verl_version} "
+                f"(default {index.default(above)!r}), into a mapping"
+            )
+    return None
 
 
 class _Suggestions:

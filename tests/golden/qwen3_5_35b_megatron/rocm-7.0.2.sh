@@ -25,6 +25,7 @@ python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \
     actor_rollout_ref.model.path=Qwen/Qwen3.5-35B-A3B \
     actor_rollout_ref.model.use_remove_padding=False \
     actor_rollout_ref.model.trust_remote_code=True \
+    data.trust_remote_code=True \
     actor_rollout_ref.rollout.n=5 \
     actor_rollout_ref.actor.ppo_mini_batch_size=32 \
     actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \

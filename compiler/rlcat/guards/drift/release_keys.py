@@ -6,7 +6,6 @@ from packaging.version import Version
 
 from rlcat.diagnostics import RlcatError, Severity
 from rlcat.guards.base import Context, Finding, Guard, register
-from rlcat.pipeline.plan import REMOVED
 from rlcat.verl.index import KeyIndex, available_versions, load_index
 
 
@@ -18,9 +17,10 @@ class KeyMissingInRelease(Guard):
     the job starts. verl 0.9.1, for example, dropped `actor_rollout_ref.actor.megatron.grad_offload`,
     which 0.7.1, 0.9.0 and upstream's Megatron scripts still set. The guard compares the plan
     with the key indexes of every release rlcat knows (generated from PyPI, never typed by hand):
-    a key the recipe sets only where the release has it (such as grad_offload) is left out with a
-    note; any other key is an error that names the releases that have it and the closest key of
-    the target release.
+    a key set through `overrides:` or `--override` that the target release lacks is an error that
+    names the releases that have it and the closest key of the target release. A recipe field
+    that rlcat writes only where the release has the key (`actor.offload.grad` → grad_offload) is
+    not a finding: the key check leaves it out with an RLC403 note.
 
     **Bad**:
 
@@ -33,7 +33,7 @@ class KeyMissingInRelease(Guard):
 
     ```yaml
     actor:
-      offload: {grad: true}   # emitted where the release has the key, left out elsewhere
+      offload: {grad: true}   # emitted where the release has the key, left out elsewhere (RLC403)
     ```
     """
 
@@ -51,8 +51,8 @@ class KeyMissingInRelease(Guard):
         target = ctx.index
         for setting in ctx.plan.active_overrides():
             key = setting.key
-            if target.name_of(key, setting.alternatives) or target.open_dict_of(key):
-                continue
+            if setting.optional or target.name_of(key, setting.alternatives) or target.open_dict_of(key):
+                continue  # an optional key is rlcat's own choice, left out by the key check (RLC403)
             holders = [
                 v
                 for v in available_versions()
@@ -63,13 +63,6 @@ class KeyMissingInRelease(Guard):
             where = ", ".join(holders)
             newer = [v for v in holders if Version(v) > Version(target.verl_version)]
             change = "does not have it yet" if newer and len(newer) == len(holders) else "dropped it"
-            if setting.optional:
-                yield Finding(
-                    f"verl {target.verl_version} {change} ({key} is in {where}); left out",
-                    key=key,
-                    fix={key: REMOVED},
-                )
-                continue
             yield Finding(
                 f"verl {target.verl_version} {change}: {key} is in {where}",
                 key=key,

@@ -47,7 +47,11 @@ class ContextLongerThanPositions(Guard):
     since = "0.1.0"
 
     def check(self, ctx: Context) -> Iterator[Finding]:
-        needed = ctx.recipe.batch.max_prompt_length + ctx.recipe.batch.max_response_length
+        # the lengths verl gets: an `overrides:` entry or --override of data.* counts too
+        prompt, response = ctx.value("data.max_prompt_length"), ctx.value("data.max_response_length")
+        if not isinstance(prompt, int) or not isinstance(response, int):
+            return
+        needed = prompt + response
         override = ctx.value(KEY)
         limit = override if isinstance(override, int) else ctx.model.max_position_embeddings
         if needed <= limit:
@@ -66,5 +70,5 @@ class ContextLongerThanPositions(Guard):
             yield Finding(
                 f"prompt + response is {needed} tokens but {ctx.model.name} has {limit} positions",
                 key=KEY,
-                hint="shorten batch.max_prompt_length / max_response_length",
+                hint="shorten batch.max_prompt_length / max_response_length (data.max_*_length)",
             )

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Affects, Context, Finding, Guard, register
+from rlcat.model.axes import ENGINES
 
 
 @register
@@ -50,11 +51,15 @@ class CustomAllReduceWithExpandableSegments(Guard):
         alloc = ctx.env("PYTORCH_ALLOC_CONF") or ""
         if "expandable_segments:true" not in alloc.replace(" ", "").lower():
             return
-        key = f"actor_rollout_ref.rollout.engine_kwargs.{ctx.recipe.engine}.disable_custom_all_reduce"
+        # the engine verl will start: the plan's rollout.name (an --override may switch it)
+        engine = ctx.value("actor_rollout_ref.rollout.name")
+        if engine not in ENGINES:
+            return
+        key = f"actor_rollout_ref.rollout.engine_kwargs.{engine}.disable_custom_all_reduce"
         value = ctx.value(key)
         if value is None:
             yield Finding(
-                f"{ctx.recipe.engine}'s custom all-reduce is on while PYTORCH_ALLOC_CONF={alloc}",
+                f"{engine}'s custom all-reduce is on while PYTORCH_ALLOC_CONF={alloc}",
                 key=key,
                 fix={key: True},
             )

@@ -6,6 +6,7 @@ from rlcat.diagnostics import Severity
 from rlcat.guards.base import Affects, Context, Finding, Guard, register
 
 KEY = "actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend"
+ROLLOUT_NAME = "actor_rollout_ref.rollout.name"
 
 
 @register
@@ -16,7 +17,8 @@ class SglangAttentionTritonOnRocm(Guard):
     Instinct GPUs. verl's own SGLang server picks `aiter` on ROCm when no backend is given, so a
     recipe that says nothing gets the broken one on images that do not patch verl's rollout.yaml.
     rlcat's ROCm profiles set triton; this guard adds it where a profile does not and refuses a
-    recipe that forces another backend.
+    recipe that forces another backend. It applies whenever the plan's rollout is SGLang
+    (`actor_rollout_ref.rollout.name`, so an `--override` that switches the engine counts too).
 
     **Bad**:
 
@@ -41,7 +43,8 @@ class SglangAttentionTritonOnRocm(Guard):
     name = "sglang_attention_triton_on_rocm"
     title = "SGLang attention backend must be triton on ROCm"
     severity = Severity.ERROR
-    affects = Affects(platforms=("rocm",), engines=("sglang",))
+    # the engine is judged on the plan (rollout.name), not the recipe's `engine:` axis
+    affects = Affects(platforms=("rocm",))
     source = (
         "docs/amd_tutorial/amd_quick_start.rst (Known Issue 3)",
         "verl/workers/rollout/sglang_rollout/async_sglang_server.py (aiter default on ROCm)",
@@ -49,6 +52,8 @@ class SglangAttentionTritonOnRocm(Guard):
     since = "0.1.0"
 
     def check(self, ctx: Context) -> Iterator[Finding]:
+        if ctx.value(ROLLOUT_NAME) != "sglang":
+            return
         backend = ctx.value(KEY)
         if backend is None:
             yield Finding(

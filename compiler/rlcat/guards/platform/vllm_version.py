@@ -16,7 +16,8 @@ class VllmTooOldForVerl(Guard):
 
     **Why**: verl 0.9.0 dropped the code paths for older vLLM releases (its release notes: "vLLM >=
     0.18 only"). A platform image that pairs verl 0.9 with an older vLLM fails when the rollout
-    starts. The guard reads the vLLM version from the platform profile's software baseline.
+    starts. The guard reads the vLLM version from the platform profile's software baseline, and
+    applies whenever the plan's rollout is vLLM (`actor_rollout_ref.rollout.name`).
 
     **Bad**:
 
@@ -38,11 +39,14 @@ class VllmTooOldForVerl(Guard):
     name = "vllm_too_old_for_verl"
     title = "vLLM older than 0.18 with verl 0.9 or later"
     severity = Severity.ERROR
-    affects = Affects(engines=("vllm",), verl=">=0.9")
+    # the engine is judged on the plan (rollout.name), not the recipe's `engine:` axis
+    affects = Affects(verl=">=0.9")
     source = ("verl v0.9.0 release notes (vLLM >= 0.18 only)",)
     since = "0.1.0"
 
     def check(self, ctx: Context) -> Iterator[Finding]:
+        if ctx.value("actor_rollout_ref.rollout.name") != "vllm":
+            return
         software = {k.lower(): v for k, v in ctx.profile.software.items()}
         version = software.get("vllm")
         if version is None:

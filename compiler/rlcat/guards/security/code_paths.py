@@ -10,8 +10,16 @@ from rlcat.pipeline.lower.common import ARF
 # verl keys whose value names Python that verl imports or executes at launch, and what it runs.
 CODE_KEYS = {
     "custom_reward_function.path": "verl imports this file and calls its reward function on every sample",
+    # where verl 0.9 reads the reward code (verl/trainer/ppo/reward.py, load_extern_object)
+    "reward.custom_reward_function.path": (
+        "verl imports this file and calls its reward function on every sample"
+    ),
+    "reward.reward_manager.module.path": "verl imports this file to build the reward manager",
+    "trainer.v1.sampler.custom_sampler.path": "verl imports this file to build the data sampler",
     "data.custom_cls.path": "verl imports this file to build the dataset class",
     f"{ARF}.model.external_lib": "verl imports this module before it loads the model",
+    "critic.model.external_lib": "verl imports this module before it loads the critic",
+    "reward_model.model.external_lib": "verl imports this module before it loads the reward model",
 }
 
 
@@ -19,7 +27,9 @@ CODE_KEYS = {
 class CodeFromAPathTheRecipeNames(Guard):
     """The plan names Python code that verl imports or runs at launch.
 
-    **Why**: `custom_reward_function.path` and `data.custom_cls.path` name a Python file that verl
+    **Why**: `reward.custom_reward_function.path` (`custom_reward_function.path` before verl 0.9),
+    `reward.reward_manager.module.path`, `data.custom_cls.path` and the v1 trainer's custom sampler
+    name a Python file that verl
     imports (and runs) in every worker; `actor_rollout_ref.model.external_lib` names a module it
     imports before loading the model. Set by a recipe, a catalog entry or its `overrides:`, they let
     a pull request choose code that runs with the job's credentials and data — as surely as a
@@ -29,7 +39,7 @@ class CodeFromAPathTheRecipeNames(Guard):
 
     ```yaml
     overrides:
-      custom_reward_function.path: /shared/tmp/reward.py
+      reward.custom_reward_function.path: /shared/tmp/reward.py
     ```
 
     **Good**: the reward code in the repository under review (and reviewed with it), or verl's
@@ -43,7 +53,8 @@ class CodeFromAPathTheRecipeNames(Guard):
     title = "the plan names Python code that verl imports at launch"
     severity = Severity.WARNING
     source = (
-        "verl/utils/reward_score and verl/trainer/ppo/reward.py (custom_reward_function.path)",
+        "verl/trainer/ppo/reward.py (reward.custom_reward_function.path, reward.reward_manager.module.path)",
+        "verl/trainer/ppo/v1/trainer_base.py (trainer.v1.sampler.custom_sampler.path)",
         "verl/utils/dataset/rl_dataset.py (data.custom_cls.path)",
         "verl/workers/config/model.py (external_lib)",
     )

@@ -118,14 +118,16 @@ class RemoteCodeFromAChangedModel(Guard):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         shipped = shipped_hf_id(ctx.model.name)
+        reported: set[str] = set()  # one finding per repository: both switches load the same code
         for load in LOADS:
             if load.needs_critic and ctx.recipe.critic is None:
                 continue
             if ctx.value(load.switch) is not True:
                 continue
             path = ctx.value(load.path)
-            if not isinstance(path, str) or path == shipped:
+            if not isinstance(path, str) or path == shipped or path in reported:
                 continue
+            reported.add(path)
             setter = ctx.setter(load.path)
             from_where = f" (from {setter.origin.where()})" if setter is not None else ""
             reviewed = (

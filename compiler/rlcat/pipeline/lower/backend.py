@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from rlcat.pipeline.lower.common import ARF, flatten
+from rlcat.pipeline.lower.common import ARF, flatten, split_prefix
 from rlcat.pipeline.lower.context import Lowering, axis
-from rlcat.pipeline.plan import Layer, Origin
+from rlcat.pipeline.plan import Origin
+from rlcat.verl import index as verl_index
 
 MEGATRON_PARALLEL = {
     "tp": "tensor_model_parallel_size",
@@ -48,12 +49,7 @@ def _fsdp(lo: Lowering) -> None:
                     "shards with FSDP (use sp for sequence parallelism)",
                     f"parallelism.{role}.{short}",
                 )
-    if r.backend == "fsdp2":
-        why = axis("backend", "fsdp2", "select PyTorch FSDP2")
-        lo.set(f"{ARF}.actor.strategy", "fsdp2", origin=why)
-        lo.set(f"{ARF}.actor.fsdp_config.strategy", "fsdp2", origin=why)
-        lo.set(f"{ARF}.ref.fsdp_config.strategy", "fsdp2", origin=why)
-        lo.set("critic.strategy", "fsdp2", origin=why)
+    _fsdp_strategies(lo)
     actor = r.actor
     lo.set_if(f"{ARF}.actor.fsdp_config.param_offload", actor.offload.param, "actor.offload.param")
     lo.set_if(
@@ -82,8 +78,76 @@ def _fsdp(lo: Lowering) -> None:
         lo.set_if("critic.grad_clip", r.critic.optim.grad_clip, "critic.optim.grad_clip")
 
 
+def _fsdp_strategies(lo: Lowering) -> None:
+    """FSDP or FSDP2 per role: the backend's, unless `parallelism.<role>.strategy` says otherwise.
+
+    verl's defaults are FSDP for the actor and critic, and the actor's for the reference
+    (ref.yaml: `strategy: ${actor_rollout_ref.actor.strategy}`), so a reference that differs from
+    the actor is written out. verl 0.9 syncs each role's engine to its `strategy`
+    (verl/workers/config/actor.py:325, critic.py:219)."""
+    r = lo.recipe
+    chosen = {role: _strategy(lo, role) for role in ("actor", "ref", "critic")}
+    actor, ref = chosen["actor"], chosen["ref"]
+    if r.algorithm != "ppo" and r.parallelism.critic.strategy is not None:
+        lo.error(
+            "RLC301",
+            f"parallelism.critic.strategy: algorithm {r.algorithm} trains no critic",
+            "parallelism.critic.strategy",
+        )
+    if actor[0] == "fsdp2":
+        lo.set(f"{ARF}.actor.strategy", "fsdp2", origin=actor[1])
+        lo.set(f"{ARF}.actor.fsdp_config.strategy", "fsdp2", origin=actor[1])
+    if ref[0] != actor[0]:
+        lo.set(f"{ARF}.ref.strategy", ref[0], origin=ref[1])
+        engine_workers = any(
+            split_prefix(key)[1] == "trainer.use_legacy_worker_impl" and value == "disable"
+            for key, value in r.overrides.items()
+        )
+        if _legacy_workers(lo) and not engine_workers:
+            lo.error(
+                "RLC301",
+                f"the reference would use {ref[0]} and the actor {actor[0]}: verl "
+                f"{lo.target.profile.verl_version} builds the reference in the actor's legacy FSDP "
+                "worker, with the actor's strategy (verl 0.7.1 verl/workers/fsdp_workers.py:600)",
+                "parallelism.ref.strategy" if r.parallelism.ref.strategy else "parallelism.actor.strategy",
+                hint="give the reference the actor's strategy, or switch to verl's engine workers: "
+                "overrides: {trainer.use_legacy_worker_impl: disable}",
+            )
+    if ref[0] == "fsdp2":
+        lo.set(f"{ARF}.ref.fsdp_config.strategy", "fsdp2", origin=ref[1])
+    critic = chosen["critic"]
+    if critic[0] == "fsdp2":
+        lo.set("critic.strategy", "fsdp2", origin=critic[1])
+
+
+def _strategy(lo: Lowering, role: str) -> tuple[str, Origin]:
+    """A role's FSDP implementation and what chose it."""
+    own = getattr(lo.recipe.parallelism, role).strategy
+    if own is not None:
+        return own, lo.origin(f"parallelism.{role}.strategy")
+    backend = lo.recipe.backend
+    return backend, axis("backend", backend, f"select PyTorch {backend.upper()}")
+
+
+def _legacy_workers(lo: Lowering) -> bool:
+    """Does the target release run its legacy FSDP workers by default? (Only releases before 0.9
+    have `trainer.use_legacy_worker_impl`; 0.9 removed those workers.)"""
+    return verl_index.load_index(lo.target.profile.verl_index, "ppo_trainer").has(
+        "trainer.use_legacy_worker_impl"
+    )
+
+
 def _megatron(lo: Lowering) -> None:
     r = lo.recipe
+    for role in ("actor", "ref", "critic"):
+        if getattr(r.parallelism, role).strategy is not None:
+            lo.error(
+                "RLC301",
+                f"parallelism.{role}.strategy chooses between FSDP and FSDP2; backend megatron "
+                "trains every role with Megatron",
+                f"parallelism.{role}.strategy",
+                hint="remove it, or compile the recipe with an FSDP backend (--backend fsdp or fsdp2)",
+            )
     for role in _roles(lo):
         par = getattr(r.parallelism, role)
         prefix = "critic.megatron" if role == "critic" else f"{ARF}.{role}.megatron"
@@ -126,9 +190,9 @@ def _megatron(lo: Lowering) -> None:
     lo.env(
         "CUDA_DEVICE_MAX_CONNECTIONS",
         "1",
-        origin=Origin(
-            Layer.RECIPE,
-            "backend megatron",
-            reason="Megatron overlaps communication with compute only when kernels queue in issue order",
+        origin=axis(
+            "backend",
+            "megatron",
+            "Megatron overlaps communication with compute only when kernels queue in issue order",
         ),
     )

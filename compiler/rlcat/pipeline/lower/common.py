@@ -2,26 +2,40 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from rlcat.diagnostics import diag
 from rlcat.emit.hydra_value import Interpolation, inert
+from rlcat.model.paths import split_placeholder
 from rlcat.pipeline.lower.context import Lowering
 
 ARF = "actor_rollout_ref"
 
 
 def _files(files: list[str]) -> str | list[str]:
-    paths = [_home(f) for f in files]
+    paths = [launch_path(f) for f in files]
     return paths[0] if len(paths) == 1 else paths
 
 
-def _home(path: str) -> str:
-    """`~/x` → `${oc.env:HOME}/x`: verl opens data files as given and never expands `~`, while
-    OmegaConf resolves the interpolation to the launching user's home when verl resolves its config.
-    The rest of the path stays data (its own `${` escaped)."""
-    if path == "~" or path.startswith("~/"):
-        return Interpolation("${oc.env:HOME}" + inert(path[1:]))
-    return path
+def launch_path(path: str) -> str:
+    """A path as verl receives it: a leading `~`, `$HOME` or `$PWD` (model/paths.py has the rule;
+    other placeholders were refused when the entry was read) becomes `${oc.env:HOME}` or
+    `${oc.env:PWD}`. verl opens paths as given and expands neither, while OmegaConf resolves the
+    interpolation when verl resolves its config (verl/trainer/main_ppo.py, TaskRunner.run:
+    `OmegaConf.resolve(config)`), in the environment of the launch. The rest of the path stays data
+    (its own `${` escaped)."""
+    variable, rest = split_placeholder(path)
+    if variable is None:
+        return path
+    return Interpolation("${oc.env:" + variable + "}" + inert(rest))
+
+
+def split_prefix(key: str) -> tuple[str, str]:
+    """`++a.b` → ("++", "a.b"): Hydra's add (`+`) or add-or-override (`++`) prefix of an override key,
+    as `overrides:` and --override write it, and the key itself."""
+    name = key.lstrip("+")
+    return key[: len(key) - len(name)], name
 
 
 def flatten(prefix: str, mapping: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -56,19 +70,24 @@ def lower_data(lo: Lowering) -> None:
 def lower_model(lo: Lowering) -> None:
     actor, model = lo.recipe.actor, lo.resolved.model
     if actor.model_path is not None:
-        lo.set(f"{ARF}.model.path", actor.model_path, "actor.model_path")
+        lo.set(f"{ARF}.model.path", launch_path(actor.model_path), "actor.model_path")
     else:
-        lo.set(f"{ARF}.model.path", model.hf_id, origin=lo.resolved.model_origin)
+        lo.set(f"{ARF}.model.path", launch_path(model.hf_id), origin=lo.resolved.model_origin)
     lo.set_if(f"{ARF}.model.use_remove_padding", actor.use_remove_padding, "actor.use_remove_padding")
     lo.set_if(
         f"{ARF}.model.enable_gradient_checkpointing",
         actor.gradient_checkpointing,
         "actor.gradient_checkpointing",
     )
-    if actor.trust_remote_code is not None:
-        lo.set(f"{ARF}.model.trust_remote_code", actor.trust_remote_code, "actor.trust_remote_code")
-    elif model.trust_remote_code:
-        lo.set(f"{ARF}.model.trust_remote_code", True, origin=lo.resolved.model_origin)
+    # the tokenizer and processor verl loads for the dataset read data.trust_remote_code (0.7.1
+    # verl/trainer/main_ppo.py:314; 0.9.x verl/experimental/fully_async_policy/fully_async_main.py:62),
+    # the models read model.trust_remote_code: one switch sets both. Optional: a release without
+    # the data key leaves it out with a note.
+    for key in (f"{ARF}.model.trust_remote_code", "data.trust_remote_code"):
+        if actor.trust_remote_code is not None:
+            lo.set(key, actor.trust_remote_code, "actor.trust_remote_code", optional=key.startswith("data."))
+        elif model.trust_remote_code:
+            lo.set(key, True, origin=lo.resolved.model_origin, optional=key.startswith("data."))
     for key, value in flatten(f"{ARF}.model.override_config", actor.model_override_config):
         lo.set(key, value, "actor.model_override_config." + key.split("override_config.", 1)[1])
 
@@ -150,8 +169,25 @@ def lower_trainer(lo: Lowering) -> None:
 
 
 def lower_escape_hatches(lo: Lowering) -> None:
-    """The recipe's own `overrides:` and `env:`: verl keys and variables the schema does not model."""
+    """The recipe's own `overrides:` and `env:`: verl keys and variables the schema does not model.
+    An override key keeps Hydra's `+` or `++` as written; the check judges it against the release."""
+    written: dict[str, str] = {}
     for key, value in lo.recipe.overrides.items():
-        lo.set(key, value, origin=lo.resolved.source.origin(("overrides", key)) or lo.origin("overrides"))
+        prefix, name = split_prefix(key)
+        found = lo.resolved.source.origin(("overrides", key)) or lo.origin("overrides")
+        if name in written:
+            lo.out.diagnostics.append(
+                diag(
+                    "RLC103",
+                    f"overrides: '{written[name]}' and '{key}' set the same verl key",
+                    **found.position(),
+                    key=f"overrides.{key}",
+                    hint="keep one of them",
+                )
+            )
+            continue
+        written[name] = key
+        lo.set(name, value, origin=replace(found, field="overrides"), prefix=prefix)
     for name, value in lo.recipe.env.items():
         lo.env(name, value, origin=lo.origin(f"env.{name}"))
+        lo.out.recipe_env.add(name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -31,6 +31,8 @@ class Lowered:
     # every value each key took during the pass, in the order they were set
     settings: dict[str, list[Setting]] = field(default_factory=dict)
     env: dict[str, list[Setting]] = field(default_factory=dict)
+    # the variables the recipe's own `env:` sets: they beat the platform profile's (assemble)
+    recipe_env: set[str] = field(default_factory=set)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -49,13 +51,15 @@ class Lowering:
         self.out = Lowered()
 
     def origin(self, field_path: str | None, fallback: Origin | None = None) -> Origin:
+        """Who set a recipe field (its file position, `--set` argument or rlcat's default), naming
+        the field; without a field, `fallback` (an axis, a mode invariant, a catalog entry)."""
         if field_path is None:
             assert fallback is not None
             return fallback
         found = self.resolved.source.origin(_path(field_path))
-        if found is not None:
-            return found
-        return fallback or self.resolved.origin(field_path)
+        if found is None:
+            found = fallback or self.resolved.origin(field_path)
+        return found if found.field == field_path else replace(found, field=field_path)
 
     def set(
         self,
@@ -66,17 +70,19 @@ class Lowering:
         origin: Origin | None = None,
         optional: bool = False,
         alternatives: tuple[str, ...] = (),
+        prefix: str = "",
     ) -> None:
         """Emit `key=value`; `field` names the recipe field it comes from (for provenance).
 
         `alternatives` are the key's names in other verl releases: the check stage keeps the one the
         target release has. `optional` keys are left out, with a note, where the release lacks them.
+        `prefix` is Hydra's `+` or `++` as the recipe wrote it in `overrides:`.
         """
         if value is None:
             return
         where = self.origin(field, origin)
         self.out.settings.setdefault(key, []).append(
-            Setting(key, value, where, optional=optional, alternatives=alternatives)
+            Setting(key, value, where, optional=optional, alternatives=alternatives, prefix=prefix)
         )
 
     def set_if(self, key: str, value: Any, field: str, **kw: Any) -> None:
@@ -91,14 +97,19 @@ class Lowering:
     def env(self, name: str, value: str, *, origin: Origin) -> None:
         self.out.env.setdefault(name, []).append(Setting(name, value, origin))
 
-    def error(self, code: str, message: str, field_path: str, hint: str | None = None) -> None:
-        where = self.resolved.source.locate(tuple(field_path.split(".")))
-        self.out.diagnostics.append(diag(code, message, **where, key=field_path, hint=hint))
+    def error(
+        self, code: str, message: str, field_path: str, hint: str | None = None, because: str | None = None
+    ) -> None:
+        """A finding about `field_path`; `because` names the field that makes it one (the mode, for
+        the GPU split): reported there when the recipe sets it and inherits `field_path`."""
+        source = self.resolved.source
+        found = diag(code, message, **source.locate(tuple(field_path.split("."))), key=field_path, hint=hint)
+        self.out.diagnostics.append(source.at_own_field(found, because) if because else found)
 
 
 def invariant(mode: str, why: str) -> Origin:
-    return Origin(Layer.MODE, f"{mode} mode invariant", reason=why)
+    return Origin(Layer.MODE, f"{mode} mode invariant", reason=why, field="mode")
 
 
 def axis(name: str, value: str, why: str) -> Origin:
-    return Origin(Layer.RECIPE, f"{name} {value}", reason=why)
+    return Origin(Layer.RECIPE, f"{name} {value}", reason=why, field=name)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from rlcat.pipeline.lower.common import ARF, flatten
-from rlcat.pipeline.lower.context import Lowering
-from rlcat.pipeline.plan import Layer, Origin
+from rlcat.pipeline.lower.context import Lowering, axis
 
 
 def lower_engine(lo: Lowering) -> None:
@@ -17,5 +16,5 @@ def lower_engine(lo: Lowering) -> None:
         lo.env(
             "VLLM_USE_V1",
             "1",
-            origin=Origin(Layer.RECIPE, "engine vllm", reason="verl drives vLLM's V1 engine"),
+            origin=axis("engine", "vllm", "verl drives vLLM's V1 engine"),
         )

@@ -36,9 +36,12 @@ def _colocate(lo: Lowering) -> None:
                 f"resources.{field} splits GPUs between trainer and rollout, which only "
                 "fully_async does; colocate shares every GPU",
                 f"resources.{field}",
+                because="mode",
             )
     if r.batch.train_batch_size is None:
-        lo.error("RLC104", "colocate mode needs batch.train_batch_size (prompts per step)", "batch")
+        lo.error(
+            "RLC104", "colocate mode needs batch.train_batch_size (prompts per step)", "batch", because="mode"
+        )
     lo.set("data.train_batch_size", r.batch.train_batch_size, "batch.train_batch_size")
     lo.set("trainer.nnodes", r.resources.nodes, "resources.nodes")
     lo.set("trainer.n_gpus_per_node", r.resources.gpus_per_node, "resources.gpus_per_node")
@@ -89,6 +92,7 @@ def _fully_async(lo: Lowering) -> None:
             "fully_async needs resources.trainer_gpus and resources.rollout_gpus "
             "(e.g. 4 and 4 on one 8-GPU node)",
             "resources",
+            because="mode",
         )
         return
     shapes = {}

@@ -1,0 +1,131 @@
+"""`rlcat schemas export`: the JSON Schemas of recipes and catalog entries, for editors."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from rlcat.cli.app import app
+from rlcat.cli.common import print_escaped, write_output
+from rlcat.dev import schemas
+from rlcat.diagnostics import ExitCode, RlcatError, diag, printable
+from rlcat.emit.formats import shell_word
+from rlcat.files import NotARegularFile, atomic_write
+from rlcat.project import find_project
+
+DEFAULT_FOLDER = Path("schemas")
+
+schemas_app = typer.Typer(
+    help="The JSON Schemas of recipes and catalog entries, for editors and other validators.",
+    no_args_is_help=True,
+    epilog="""Examples:
+
+  rlcat schemas export
+""",
+)
+app.add_typer(schemas_app, name="schemas")
+
+
+def schema_files() -> dict[str, str]:
+    """Every JSON Schema rlcat exports, file name → text: the generator of rlcat's own schemas/
+    (dev/schemas.py), so an export equals the files rlcat ships."""
+    return {name: schemas.render(name) for name in schemas.SCHEMAS}
+
+
+def default_folder() -> Path:
+    """The project file's `schemas` folder, else ./schemas."""
+    project = find_project()
+    return project.schemas if project is not None else DEFAULT_FOLDER
+
+
+@schemas_app.command(
+    "export",
+    epilog="""Examples:
+
+  rlcat schemas export
+
+  rlcat schemas export editor/schemas
+""",
+)
+def export_cmd(
+    folder: Annotated[
+        Optional[Path],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
+        typer.Argument(help="Where to write them. Default: the project file's `schemas`, else ./schemas."),
+    ] = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Exit 1 if a file is missing or stale; write nothing.")
+    ] = False,
+) -> None:
+    """Write the JSON Schemas of recipes, models, datasets and platform profiles into a folder, so
+    that a recipe's `# yaml-language-server: $schema=...` line works in editors. Files that are up
+    to date are left alone; with --check (in CI), nothing is written and a missing or stale file
+    is exit 1."""
+    target = folder if folder is not None else default_folder()
+    out_of_date = stale(target)
+    if check:
+        if out_of_date:
+            write_output(
+                "".join(f"{state}: {printable(_shown(target / name))}\n" for name, state in out_of_date)
+            )
+            again = "rlcat schemas export" + ("" if folder is None else f" {shell_word(str(folder))}")
+            print_escaped(f"run `{again}` to write them")
+            raise typer.Exit(int(ExitCode.FINDINGS))
+        return
+    write(target, [name for name, _ in out_of_date])
+    written = [f"wrote: {printable(_shown(target / name))}\n" for name, _ in out_of_date]
+    write_output("".join(written) or f"up to date: {printable(_shown(target))}\n")
+
+
+def stale(folder: Path) -> list[tuple[str, str]]:
+    """The schema files of `folder` that differ from rlcat's, each with `missing` or `stale`."""
+    found = []
+    for name, text in schema_files().items():
+        path = folder / name
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            found.append((name, "missing"))
+            continue
+        if not (stat.S_ISREG(info.st_mode) and _holds(path, text.encode("utf-8"), info.st_size)):
+            found.append((name, "stale"))
+    return found
+
+
+def _holds(path: Path, data: bytes, size: int) -> bool:
+    """Whether the file holds exactly `data` (read only when the size matches: any file may sit there)."""
+    if size != len(data):
+        return False
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False  # unreadable: writing it says why
+
+
+def write(folder: Path, names: list[str]) -> None:
+    """Write these schema files into `folder`, each whole; a path that is not a regular file (a
+    link, a folder) is refused with nothing written to it (RLC106, exit 2)."""
+    texts = schema_files()
+    for name in names:
+        path = folder / name
+        try:
+            atomic_write(path, texts[name])
+        except NotARegularFile as exc:
+            raise RlcatError(
+                [diag("RLC106", f"this is {exc.kind}, not a regular file; not written", file=_shown(path))]
+            ) from None
+        except OSError as exc:
+            raise RlcatError(
+                [diag("RLC106", f"cannot write there ({exc.strerror or exc})", file=_shown(path))]
+            ) from None
+
+
+def _shown(path: Path) -> str:
+    """A path as the user would type it from here: relative below the working folder."""
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    inside = os.path.commonpath([absolute, cwd]) == cwd
+    return Path(os.path.relpath(absolute, cwd)).as_posix() if inside else str(path)

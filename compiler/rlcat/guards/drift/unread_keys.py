@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rlcat.diagnostics import Severity
+from rlcat.guards.base import Affects, Context, Finding, Guard, in_range, register
+from rlcat.pipeline.lower.mode import MAIN_PPO
+
+
+@dataclass(frozen=True)
+class UnreadSection:
+    """Keys a release's config tree composes but one entrypoint never reads, with where they went."""
+
+    verl: str  # the releases (PEP 440 range)
+    entrypoint: str
+    prefix: str  # a top-level section such as "reward_model"
+    # the new home of each key or subtree, as verl's own migration maps it (longest prefix wins);
+    # a key with none has no counterpart in the release
+    moved: dict[str, str]
+    why: str  # why the entrypoint does not read them, with the verl source that shows it
+
+
+# verl/experimental/reward_loop/reward_loop.py migrate_legacy_reward_impl (0.9.0 and 0.9.1: lines
+# 39-89) moves the legacy sections under `reward.`; only fully_async_main.py:237 calls it there.
+# 0.7.1's main_ppo.py:44 called it too; 0.9.0's and 0.9.1's main_ppo.py (main: 167-194, 166-193) go
+# straight to validate_config and the trainer, which read config.reward.* only.
+_REWARD_WHY = (
+    "only the fully-async entrypoint moves the legacy reward sections to reward.* "
+    "(fully_async_main.py:237 calls migrate_legacy_reward_impl; verl/trainer/main_ppo.py does not)"
+)
+UNREAD: tuple[UnreadSection, ...] = (
+    UnreadSection(
+        verl=">=0.9",
+        entrypoint=MAIN_PPO,
+        prefix="reward_model",
+        moved={
+            "reward_model.num_workers": "reward.num_workers",
+            "reward_model.reward_manager": "reward.reward_manager.name",
+            "reward_model.reward_loop_source": "reward.reward_manager.source",
+            "reward_model.reward_loop_module_path": "reward.reward_manager.module.path",
+            "reward_model.reward_loop_class_name": "reward.reward_manager.module.name",
+            "reward_model.enable": "reward.reward_model.enable",
+            "reward_model.enable_resource_pool": "reward.reward_model.enable_resource_pool",
+            "reward_model.n_gpus_per_node": "reward.reward_model.n_gpus_per_node",
+            "reward_model.nnodes": "reward.reward_model.nnodes",
+            "reward_model.model.path": "reward.reward_model.model_path",
+            "reward_model.reward_kwargs": "reward.reward_kwargs",
+            "reward_model.rollout": "reward.reward_model.rollout",
+        },
+        why=_REWARD_WHY,
+    ),
+    UnreadSection(
+        verl=">=0.9",
+        entrypoint=MAIN_PPO,
+        prefix="custom_reward_function",
+        moved={"custom_reward_function": "reward.custom_reward_function"},
+        why=_REWARD_WHY,
+    ),
+    UnreadSection(
+        verl=">=0.9",
+        entrypoint=MAIN_PPO,
+        prefix="sandbox_fusion",
+        moved={"sandbox_fusion": "reward.sandbox_fusion"},
+        why=_REWARD_WHY,
+    ),
+)
+
+
+@register
+class KeyComposedButNotRead(Guard):
+    """A key the release's config tree accepts but the entrypoint never reads: the setting is lost.
+
+    **Why**: verl keeps old config sections in its tree so that old command lines still compose,
+    and relies on a migration step to move them to their new home. From verl 0.9.0 on, only the
+    fully-async entrypoint runs that step (`migrate_legacy_reward_impl`,
+    `verl/experimental/fully_async_policy/fully_async_main.py:237`); `verl.trainer.main_ppo`
+    (`verl/trainer/main_ppo.py`, `main`: lines 167-194 in 0.9.0, 166-193 in 0.9.1) goes straight to the
+    trainer, which reads `reward.*` only. So on `main_ppo` the top-level `reward_model.*`,
+    `custom_reward_function.*` and `sandbox_fusion.*` compose cleanly and are ignored: upstream's
+    DAPO script (`recipe/dapo/test_dapo_7b_math.sh`, run as `verl.trainer.main_ppo`) sets
+    `reward_model.reward_manager=dapo` and the overlong buffer under `reward_model.reward_kwargs`,
+    and trains with the naive reward manager and no overlong penalty. verl 0.7.1's `main_ppo`
+    still migrated them (`verl/trainer/main_ppo.py:44`). The hint names the key's home in the
+    release, as verl's migration maps it (`verl/experimental/reward_loop/reward_loop.py:39-89`).
+    The guard reads a table of release ranges, entrypoints and sections, so more can be added.
+
+    **Bad**:
+
+    ```yaml
+    mode: colocate            # verl.trainer.main_ppo; compiled for cuda (verl 0.9.1)
+    overrides:
+      reward_model.reward_manager: dapo
+      custom_reward_function.path: /data/reward.py
+    ```
+
+    **Good**:
+
+    ```yaml
+    mode: colocate
+    overrides:
+      reward.reward_manager.name: dapo
+      reward.custom_reward_function.path: /data/reward.py
+    ```
+    """
+
+    id = "RLC802"
+    name = "key_composed_but_not_read"
+    title = "key the entrypoint composes but never reads"
+    severity = Severity.ERROR
+    affects = Affects(modes=("colocate",), verl=">=0.9")
+    source = (
+        "verl 0.9.0 verl/trainer/main_ppo.py:167-194, 0.9.1 :166-193 (main: no migrate_legacy_reward_impl)",
+        "verl 0.9.0 and 0.9.1 verl/experimental/fully_async_policy/fully_async_main.py:237 (the only call)",
+        "verl 0.9.0 and 0.9.1 verl/experimental/reward_loop/reward_loop.py:39-89 (the migration)",
+        "verl 0.7.1 verl/trainer/main_ppo.py:44 (still migrated)",
+    )
+    since = "0.1.0"
+
+    def check(self, ctx: Context) -> Iterator[Finding]:
+        release = ctx.index.verl_version
+        sections = [s for s in UNREAD if s.entrypoint == ctx.plan.entrypoint and in_range(release, s.verl)]
+        if not sections:
+            return
+        for setting in ctx.plan.active_overrides():
+            key = setting.key.lstrip("+")
+            section = next((s for s in sections if key.split(".", 1)[0] == s.prefix), None)
+            if section is None or setting.value is None:
+                continue  # a null is what the tree holds anyway: nothing is lost
+            yield Finding(
+                f"verl {release}'s {ctx.plan.entrypoint} never reads {key}: its config tree composes "
+                f"the key, but {section.why}",
+                key=setting.key,
+                hint=_hint(key, section),
+            )
+
+
+def _hint(key: str, section: UnreadSection) -> str:
+    for old in sorted(section.moved, key=len, reverse=True):
+        if key == old or key.startswith(old + "."):
+            new = section.moved[old] + key[len(old) :]
+            return f"set {new} instead (where verl's own migration would have put it)"
+    return f"{key} has no counterpart under reward.* in this release; remove it"
