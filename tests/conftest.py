@@ -42,6 +42,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The real Ray and Slurm clusters share one xdist worker (`--dist loadgroup`). A pytest/xdist pair
+    that drops the group would let them overlap and fail at random: stop before anything runs."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    for item in session.items:
+        if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+            raise pytest.UsageError(
+                f"pytest-xdist ignored the xdist_group of {item.nodeid}: "
+                "install a pytest that the project's test extra allows"
+            )
+
+
 @pytest.fixture
 def rlcat(capsys: pytest.CaptureFixture[str]) -> Callable[..., Result]:
     """Run `rlcat ARGS...` in-process as the console script does; returns exit code, stdout and stderr."""

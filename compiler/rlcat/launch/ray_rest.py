@@ -60,6 +60,9 @@ def auth_token() -> str | None:
         return None
 
 
+SUBMIT_SECONDS = 120.0
+
+
 class RayJobsClient:
     """One cluster's job API. Every request is bounded by `timeout` seconds."""
 
@@ -68,14 +71,14 @@ class RayJobsClient:
         self.token = token
         self.timeout = timeout
 
-    def _call(self, method: str, path: str, body: Any = None) -> Any:
+    def _call(self, method: str, path: str, body: Any = None, timeout: float | None = None) -> Any:
         headers = {"Content-Type": "application/json"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         data = None if body is None else json.dumps(body).encode("utf-8")
         request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
                 text = response.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode("utf-8", "replace").strip()[:2000]
@@ -114,7 +117,9 @@ class RayJobsClient:
             raise RayApiError("GET /api/v0/nodes: unexpected answer", reached=True) from None
 
     def submit(self, body: dict[str, Any]) -> str:
-        answer = self._call("POST", "/api/jobs/", body)
+        # The dashboard answers a submission only once the job's supervisor actor has started: on a
+        # busy head that takes tens of seconds, far longer than a status read.
+        answer = self._call("POST", "/api/jobs/", body, timeout=max(self.timeout, SUBMIT_SECONDS))
         if not isinstance(answer, dict) or not isinstance(answer.get("submission_id"), str):
             raise RayApiError("POST /api/jobs/: no submission_id in the answer", reached=True)
         return str(answer["submission_id"])
