@@ -126,10 +126,10 @@ def test_kuberay_needs_an_image(rlcat: Run) -> None:
     assert "RLC1011" in result.err and "--image" in result.err
 
 
-def test_slurm_has_a_slot_and_says_not_yet(rlcat: Run) -> None:
-    result = launch(rlcat, "--target", "slurm", *AUTH)
-    assert result.code == 1
-    assert "RLC1001" in result.err and "not built yet" in result.err
+def test_slurm_renders_an_sbatch_script(rlcat: Run) -> None:
+    result = launch(rlcat, "--target", "slurm", *AUTH)  # tests/cli/test_launch_slurm_script.py: the details
+    assert result.code == 0, result.err
+    assert result.out.startswith("#!/bin/bash\n#SBATCH ")
 
 
 # --- the checks ---------------------------------------------------------------------------------

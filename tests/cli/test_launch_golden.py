@@ -1,8 +1,8 @@
-"""Golden files: the artifact of every launch target (slurm aside: not built yet) × seed recipe ×
-platform, compared byte for byte, and each read back by its reader (bash -n, JSON, YAML).
+"""Golden files: the artifact of every launch target × seed recipe × platform, compared byte for
+byte, and each read back by its reader (bash -n, JSON, YAML).
 
 Rewrite them after an intended change with:
-    RLCAT_UPDATE_GOLDEN=1 pytest tests/cli/test_launch_golden.py -p no:xdist
+    RLCAT_UPDATE_GOLDEN=1 pytest tests/cli/test_launch_golden.py -n 0
 The argv inside every artifact is the plan's, whose overrides tests/verl/test_compose_seeds.py
 composes with real verl; tests/cli/test_launch_roundtrip.py shows that each reader delivers it.
 """
@@ -22,7 +22,15 @@ from rlcat.catalog import Catalog
 from conftest import SEED_RECIPES, UPDATE_GOLDEN, Result
 
 GOLDEN = Path(__file__).parent.parent / "golden_launch"
-SUFFIXES = {"local": "sh", "ray-job": "json", "skypilot": "sky.yaml", "kuberay": "rayjob.yaml"}
+SUFFIXES = {
+    "local": "sh",
+    "ray-job": "json",
+    "skypilot": "sky.yaml",
+    "kuberay": "rayjob.yaml",
+    "slurm": "sbatch",
+}
+# the slurm script per container runtime: tests/cli/test_launch_slurm_golden.py
+CONTAINER_GOLDEN = GOLDEN / "slurm-containers"
 PLATFORM_NAMES = sorted(Catalog.default().names("platform"))
 CASES = [(r, p, t) for r in SEED_RECIPES for p in PLATFORM_NAMES for t in SUFFIXES]
 # the profiles that name no image get one for the kuberay manifest (RLC1011 otherwise)
@@ -34,7 +42,7 @@ def golden_path(recipe: str, platform: str, target: str) -> Path:
 
 
 def _readable(target: str, text: str, tmp_path: Path) -> None:
-    if target == "local":
+    if target in ("local", "slurm"):
         script = tmp_path / "launch.sh"
         script.write_text(text)
         assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0
@@ -68,4 +76,4 @@ def test_launch_golden(
 
 def test_no_stale_launch_golden_files() -> None:
     expected = {golden_path(*case) for case in CASES}
-    assert set(GOLDEN.rglob("*.*")) - expected == set()
+    assert set(GOLDEN.rglob("*.*")) - expected - set(CONTAINER_GOLDEN.rglob("*")) == set()

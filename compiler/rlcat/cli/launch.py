@@ -22,14 +22,16 @@ from rlcat.cli.common import (
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from rlcat.launch.base import DEFAULT_EXCLUDES, Console, Launch, LaunchOptions
 from rlcat.launch.command import RAY_AUTH_MODES, launch_command
+from rlcat.launch.slurm_container import CONTAINERS
 from rlcat.launch.targets import TARGETS
 from rlcat.pipeline.assemble import Request
 
 if TYPE_CHECKING:
     TargetName: TypeAlias = str
     AuthMode: TypeAlias = str
+    ContainerName: TypeAlias = str
 else:
-    TargetName, AuthMode = one_of(TARGETS), one_of(RAY_AUTH_MODES)
+    TargetName, AuthMode, ContainerName = one_of(TARGETS), one_of(RAY_AUTH_MODES), one_of(CONTAINERS)
 
 _TARGETS_HELP = "; ".join(f"{name}: {target.summary}" for name, target in TARGETS.items())
 
@@ -43,6 +45,8 @@ _TARGETS_HELP = "; ".join(f"{name}: {target.summary}" for name, target in TARGET
   rlcat launch gsm8k_qwen3_8b_fsdp --target ray-job --ray-auth-mode token --emit job.json
 
   rlcat launch dapo_math_fsdp2_4_4 --platform rocm --target kuberay --ray-auth-mode token --emit rayjob.yaml
+
+  rlcat launch ppo_qwen2_7b_gsm8k_2x8 -p rocm --target slurm --ray-auth-mode disabled --emit job.sbatch
 """,
 )
 def launch_cmd(
@@ -74,7 +78,9 @@ def launch_cmd(
             "a script is made executable.",
         ),
     ] = None,
-    submit: Annotated[bool, typer.Option("--submit", help="Start it (ray-job: POST to --address).")] = False,
+    submit: Annotated[
+        bool, typer.Option("--submit", help="Start it (ray-job: POST to --address; slurm: sbatch).")
+    ] = False,
     wait: Annotated[
         bool,
         typer.Option("--wait", help="With --submit: follow the job, print its logs, return its exit code."),
@@ -112,7 +118,29 @@ def launch_cmd(
     ] = 1.0,
     image: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option(help="skypilot, kuberay: the container image (default: the platform profile's)."),
+        typer.Option(help="skypilot, kuberay, slurm: the container image (default: the platform profile's)."),
+    ] = None,
+    container: Annotated[
+        Optional[ContainerName],  # noqa: UP045
+        typer.Option(
+            help="slurm: the container runtime on each node (default: docker when there is an image, "
+            "else none)."
+        ),
+    ] = None,
+    mount: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(help="slurm: a folder the containers see, SRC:DST (repeatable)."),
+    ] = None,
+    network_interface: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            help="slurm: the interface whose address Ray uses on each node; also NCCL_SOCKET_IFNAME "
+            "and GLOO_SOCKET_IFNAME (default: Slurm's NodeAddr)."
+        ),
+    ] = None,
+    cpus_per_node: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(min=1, help="slurm: CPUs per node for Ray (default: whole nodes, --exclusive)."),
     ] = None,
     timeout: Annotated[
         Optional[float],  # noqa: UP045
@@ -124,7 +152,8 @@ def launch_cmd(
     """Render the plan as a launcher for a target, check it, and start it when asked.
 
     With --submit (ray-job): rlcat launch RECIPE --target ray-job --ray-auth-mode token --submit
-    --wait --address http://HEAD:8265 follows the job and returns its exit code."""
+    --wait --address http://HEAD:8265 follows the job and returns its exit code; with --target slurm,
+    --submit --wait runs sbatch --wait and cancels the job on Ctrl-C."""
     _refuse_mixed_actions(emit, submit, wait)
     request = Request(
         recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
@@ -138,6 +167,10 @@ def launch_cmd(
         entrypoint_cpus=entrypoint_cpus,
         timeout=timeout,
         image=image,
+        container=container,
+        mounts=tuple(mount or []),
+        network_interface=network_interface,
+        cpus_per_node=cpus_per_node,
     )
     regenerate = regenerate_command(request, catalog)
     regenerate[1] = "launch"
@@ -146,9 +179,13 @@ def launch_cmd(
         ("--ray-auth-mode", ray_auth_mode),
         ("--image", image),
         ("--working-dir", working_dir),
+        ("--container", container),
+        ("--network-interface", network_interface),
+        ("--cpus-per-node", str(cpus_per_node) if cpus_per_node else None),
     ):
         regenerate += [option, value] if value else []
     regenerate += [word for pattern in exclude or [] for word in ("--exclude", pattern)]
+    regenerate += [word for folder in mount or [] for word in ("--mount", folder)]
     if entrypoint_cpus != 1.0:
         regenerate += ["--entrypoint-cpus", f"{entrypoint_cpus:g}"]
     chosen = TARGETS[target]

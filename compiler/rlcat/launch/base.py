@@ -46,8 +46,15 @@ class LaunchOptions:
     # --submit --wait: stop the job after this many seconds (None: wait as long as it runs)
     timeout: float | None = None
     poll_seconds: float = 1.0
-    # skypilot, kuberay: the container image (default: the platform profile's `image`)
+    # skypilot, kuberay, slurm: the container image (default: the platform profile's `image`)
     image: str | None = None
+    # slurm: the container runtime per node (slurm_container.CONTAINERS; None: docker when there
+    # is an image, else none), its mounts (SRC:DST), the interface that carries Ray, NCCL and Gloo,
+    # and the CPUs per node (None: whole nodes, `--exclusive`)
+    container: str | None = None
+    mounts: tuple[str, ...] = ()
+    network_interface: str | None = None
+    cpus_per_node: int | None = None
 
 
 @dataclass(frozen=True)

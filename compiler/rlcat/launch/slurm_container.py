@@ -1,0 +1,101 @@
+"""How the sbatch script of `--target slurm` runs a command on a node, per `--container` runtime.
+
+Every per-node command of the script (the env probe, `ray start`, the readiness check, the trainer)
+goes through one bash function, `on_node`, so `ray start`, the checks and the entrypoint run in the
+same container (failure mode 8 of launch_facts: a driver outside the container that holds the
+raylet). This module writes that function's body and the steps that start and remove containers:
+
+- docker, podman: one long-lived container per node (`run -d`), started with the platform profile's
+  `docker_run` flags and `-e NAME` for every plan env var, so the env is in the container before
+  `ray start` (failure mode 3: `exec -e` reaches the driver only); commands go through `exec`.
+- apptainer: `apptainer exec IMAGE` per command; apptainer passes the host env through.
+- pyxis: `srun --container-image=IMAGE --container-name=NAME`, a named container shared by the
+  job's steps on a node; pyxis passes the step's env through.
+- none: the command as it is, in the step's env (the CI path: no container runtime runs there).
+"""
+
+from __future__ import annotations
+
+import itertools
+import shlex
+from dataclasses import dataclass
+
+from rlcat.emit.formats import shell_word
+from rlcat.launch.base import Launch, image_of
+
+CONTAINERS = ("docker", "podman", "apptainer", "pyxis", "none")
+# the container's name on every node; one job, one name (a job id is unique on the cluster)
+CONTAINER_NAME = '"rlcat-$SLURM_JOB_ID"'
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """The container runtime's part of the script: `srun` options, the words before a command on a
+    node, and the steps that start and remove the containers (bash lines, already escaped)."""
+
+    srun_options: tuple[str, ...] = ()
+    prefix: tuple[str, ...] = ()
+    start: tuple[str, ...] = ()
+    stop: tuple[str, ...] = ()
+
+
+def container_of(launch: Launch) -> str:
+    """--container, else docker when the launch has an image and none when it has not."""
+    return launch.options.container or ("docker" if image_of(launch) else "none")
+
+
+def runtime(launch: Launch, env_names: list[str], every_node: str) -> Runtime:
+    """The runtime of `launch`; `env_names` go into a docker/podman container's env, `every_node`
+    is the `srun` prefix (escaped) that runs one task on each node of the job."""
+    kind = container_of(launch)
+    image = image_of(launch) or ""
+    mounts = launch.options.mounts
+    if kind in ("docker", "podman"):
+        run = [
+            f"{kind} run -d --rm --name={CONTAINER_NAME}",
+            *(" ".join(shell_word(word) for word in flag) for flag in _run_flags(launch, kind)),
+            *(f"-v {shell_word(mount)}" for mount in mounts),
+            *(f"-e {name}" for name in env_names),
+            f"{shell_word(image)} sleep infinity",
+        ]
+        return Runtime(
+            prefix=(kind, "exec", CONTAINER_NAME),
+            start=(f"{every_node} \\\n    " + " \\\n    ".join(run),),
+            stop=(f"{every_node} {kind} rm -f {CONTAINER_NAME} >/dev/null 2>&1 || true",),
+        )
+    if kind == "apptainer":
+        gpu_flag = "--rocm" if launch.compiled.profile.vendor == "amd" else "--nv"
+        uri = image if image.endswith(".sif") or "://" in image else f"docker://{image}"
+        binds = [f"--bind={shell_word(mount)}" for mount in mounts]
+        return Runtime(prefix=("apptainer", "exec", gpu_flag, *binds, shell_word(uri)))
+    if kind == "pyxis":
+        options = [f"--container-image={shell_word(image)}", f"--container-name={CONTAINER_NAME}"]
+        if mounts:
+            options.append(f"--container-mounts={shell_word(','.join(mounts))}")
+        return Runtime(srun_options=tuple(options))
+    return Runtime()
+
+
+def _run_flags(launch: Launch, kind: str) -> list[list[str]]:
+    """The profile's `docker_run` flags (one list of words each), with host networking, the GPUs and
+    shared memory added when the profile leaves them out: Ray and NCCL need the node's own
+    addresses, Ray's object store /dev/shm (failure mode 8)."""
+    flags = [shlex.split(flag) for flag in launch.compiled.profile.docker_run]
+    words = [word for flag in flags for word in flag]
+    added: list[str] = []
+    if not any(w.startswith(("--network=host", "--net=host")) for w in words) and not _pair(
+        words, ("--network", "--net"), "host"
+    ):
+        added.append("--network=host")
+    if launch.compiled.profile.vendor == "nvidia" and not any(
+        w.startswith(("--device", "--gpus")) for w in words
+    ):
+        # docker's NVIDIA runtime flag; podman reaches the GPUs through CDI
+        added.append("--gpus=all" if kind == "docker" else "--device=nvidia.com/gpu=all")
+    if not any(w.startswith(("--shm-size", "--ipc")) for w in words):
+        added.append("--ipc=host")
+    return [*flags, *([added] if added else [])]
+
+
+def _pair(words: list[str], options: tuple[str, ...], value: str) -> bool:
+    return any(a in options and b == value for a, b in itertools.pairwise(words))

@@ -1,0 +1,373 @@
+"""`rlcat launch --target slurm` against a real Slurm: `munged`, `slurmctld` and two `slurmd -N`
+emulating nodes n1 and n2 on 127.0.0.2 and 127.0.0.3 of this machine, four fake GPUs each (char
+devices listed in a gres file), all from a temporary config; the stand-in trainer of
+tests/data/launch/stub on the job's PYTHONPATH.
+
+`rlcat launch --container none --submit --wait` runs the rendered sbatch end to end: nodes from
+`scontrol`, IPs from NodeAddr, the env probe, the Ray head and worker through `srun --overlap`,
+readiness, the trainer, teardown. Asserted: argv and env arrive unchanged in the driver and on both
+nodes' Ray workers; a job Slurm refuses (more nodes than it has) and an env the probe finds changed
+on the nodes (Slurm's gres plugin sets CUDA_VISIBLE_DEVICES in every GPU step) fail with a
+diagnostic and leave nothing running.
+
+Network safety: loopback only (the Ray test's settings: a HOME holding ray_bootstrap_config.yaml,
+RAY_USAGE_STATS_ENABLED=0, RAY_AUTH_MODE=disabled, given to the job through sbatch's environment,
+never in rlcat's output). Every daemon is bounded in time and stopped by PID, jobs are cancelled and
+their processes killed by PID, even when a test fails. Without Slurm the tests skip, unless
+RLCAT_REQUIRE_SLURM=1 (CI) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Result
+
+# the Ray tests' worker: no two real clusters on this machine at once (pyproject: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("real-engines")
+
+STUB = Path(__file__).resolve().parent.parent / "data" / "launch" / "stub"
+NODES = {"n1": "127.0.0.2", "n2": "127.0.0.3"}
+GPUS_PER_NODE = 4
+CPUS_PER_NODE = 2
+DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "srun", "scontrol", "sinfo", "squeue", "scancel")
+START_SECONDS = 60
+JOB_SECONDS = 240
+RECIPE = "gsm8k_qwen3_8b_fsdp"
+TWO_NODES = ("--set", "resources.nodes=2", "--set", f"resources.gpus_per_node={GPUS_PER_NODE}")
+TRICKY = "a b'c\"d;e|f&g*h?[i] {j} `k` $HOME \\l"
+
+SLURM_CONF = """\
+ClusterName=rlcat
+SlurmctldHost={host}(127.0.0.1)
+SlurmUser={user}
+SlurmdUser={user}
+SlurmctldPort={ctld_port}
+AuthType=auth/munge
+AuthInfo=socket={root}/munge/socket
+CryptoType=crypto/munge
+StateSaveLocation={root}/state
+SlurmdSpoolDir={root}/spool/%n
+SlurmctldPidFile={root}/slurmctld.pid
+SlurmdPidFile={root}/slurmd-%n.pid
+SlurmctldLogFile={root}/log/slurmctld.log
+SlurmdLogFile={root}/log/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+SwitchType=switch/none
+ReturnToService=2
+GresTypes=gpu
+SlurmdTimeout=60
+InactiveLimit=0
+KillWait=5
+MinJobAge=60
+SlurmdParameters=config_overrides
+{nodes}
+PartitionName=debug Nodes={names} Default=YES MaxTime=INFINITE State=UP
+"""
+
+
+def _missing() -> list[str]:
+    return [name for name in DAEMONS if shutil.which(name, path=_sbin_path()) is None]
+
+
+def _sbin_path() -> str:
+    return f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _require_slurm() -> None:
+    missing = _missing()
+    if missing:
+        reason = f"Slurm is not installed ({', '.join(missing)} missing): apt-get install slurm-wlm munge"
+        if os.environ.get("RLCAT_REQUIRE_SLURM") == "1":
+            pytest.fail(reason + " (RLCAT_REQUIRE_SLURM=1)", pytrace=False)
+        pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class SlurmCluster:
+    root: Path
+    env: dict[str, str]
+    out: Path
+    daemons: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def run(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            list(args), env=self.env, capture_output=True, text=True, timeout=timeout, check=False
+        )
+
+    def jobs(self) -> list[str]:
+        return self.run("squeue", "-h", "-o", "%i").stdout.split()
+
+    def job_pids(self) -> list[int]:
+        """Every live process of this cluster's jobs and daemons: they all have its HOME."""
+        marker = f"HOME={self.env['HOME']}".encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and int(entry.name) != os.getpid():
+                with contextlib.suppress(OSError):
+                    if marker in (entry / "environ").read_bytes().split(b"\0"):
+                        found.append(int(entry.name))
+        return found
+
+    def stop(self) -> None:
+        """Cancel the jobs, then stop every process by PID: SIGTERM, SIGKILL after a grace."""
+        for job in self.jobs():
+            self.run("scancel", job)
+        deadline = time.monotonic() + 30
+        while self.jobs() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        for sig, grace in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+            pids = {*self.job_pids(), *(d.pid for d in self.daemons if d.poll() is None)}
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline and (
+                self.job_pids() or any(d.poll() is None for d in self.daemons)
+            ):
+                time.sleep(0.2)
+        for daemon in self.daemons:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                daemon.wait(timeout=1)
+
+    def ray_pids(self) -> list[int]:
+        """The Ray processes the jobs started (gcs_server, raylet, ...) that are still alive."""
+        found = []
+        for pid in self.job_pids():
+            with contextlib.suppress(OSError):
+                if b"ray" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+        return found
+
+    def record(self, name: str) -> dict[str, Any]:
+        return json.loads((self.out / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _write_config(root: Path, env: dict[str, str]) -> None:
+    for folder in ("state", "spool", "log", "fakedev", "munge", "home", "out", "work"):
+        (root / folder).mkdir(mode=0o755)
+    key = root / "munge" / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o600)
+    for i in range(GPUS_PER_NODE):
+        os.mknod(root / "fakedev" / f"nvidia{i}", 0o666 | 0o020000, os.makedev(1, 3))  # like /dev/null
+    nodes = "\n".join(
+        f"NodeName={name} NodeHostname={socket.gethostname()} NodeAddr={ip} Port={_free_port()} "
+        f"CPUs={CPUS_PER_NODE} RealMemory=4000 Gres=gpu:{GPUS_PER_NODE} State=UNKNOWN"
+        for name, ip in NODES.items()
+    )
+    (root / "slurm.conf").write_text(
+        SLURM_CONF.format(
+            host=socket.gethostname(),
+            user=getpass.getuser(),
+            ctld_port=_free_port(),
+            root=root,
+            nodes=nodes,
+            names=",".join(NODES),
+        )
+    )
+    (root / "gres.conf").write_text(
+        "AutoDetect=off\n"
+        + "".join(
+            f"NodeName={name} Name=gpu File={root}/fakedev/nvidia[0-{GPUS_PER_NODE - 1}]\n" for name in NODES
+        )
+    )
+    (root / "home" / "ray_bootstrap_config.yaml").write_text("{}\n")
+
+
+@pytest.fixture(scope="module")
+def slurm() -> Iterator[SlurmCluster]:
+    root = Path(tempfile.mkdtemp(prefix="rlcat-slurm-", dir="/tmp"))
+    root.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "SLURM_", "PYTHONPATH"))}
+    env |= {
+        "PATH": f"{Path(sys.executable).parent}:{_sbin_path()}",
+        "SLURM_CONF": str(root / "slurm.conf"),
+        "HOME": str(root / "home"),
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "PYTHONPATH": str(STUB),
+        "RLCAT_STUB_OUT": str(root / "out"),
+    }
+    cluster = SlurmCluster(root, env, root / "out")
+    try:
+        _write_config(root, env)
+        munge = root / "munge"
+        cluster.daemons.append(
+            _daemon(
+                env,
+                "munged",
+                "-F",
+                "--force",
+                f"--socket={munge}/socket",
+                f"--key-file={munge}/munge.key",
+                f"--log-file={munge}/munged.log",
+                f"--pid-file={munge}/munged.pid",
+                f"--seed-file={munge}/munged.seed",
+            )
+        )
+        _wait_for((munge / "socket").exists, "munged did not create its socket")
+        cluster.daemons.append(_daemon(env, "slurmctld", "-D", "-c", "-i"))
+        for name in NODES:
+            cluster.daemons.append(_daemon(env, "slurmd", "-D", "-N", name))
+        _wait_for(
+            lambda: (
+                sorted(cluster.run("sinfo", "-h", "-N", "-o", "%N %t").stdout.split())
+                == sorted([*NODES, *(["idle"] * len(NODES))])
+            ),
+            "the nodes did not become idle: " + str(root / "log"),
+        )
+        yield cluster
+    finally:
+        try:
+            cluster.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _daemon(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
+    path = shutil.which(args[0], path=env["PATH"])
+    assert path, args[0]
+    return subprocess.Popen([path, *args[1:]], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _wait_for(ready: Callable[[], bool], message: str) -> None:
+    deadline = time.monotonic() + START_SECONDS
+    while not ready():
+        assert time.monotonic() < deadline, message
+        time.sleep(0.3)
+
+
+@pytest.fixture
+def in_cluster(slurm: SlurmCluster, monkeypatch: pytest.MonkeyPatch) -> SlurmCluster:
+    """rlcat runs in-process; sbatch, which it starts, and so the job get the cluster's env."""
+    for name in list(os.environ):
+        if name.startswith(("RAY_", "SLURM_")) or name == "PYTHONPATH":
+            monkeypatch.delenv(name)
+    for name, value in slurm.env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(slurm.root / "work")  # where sbatch puts the job's output file
+    return slurm
+
+
+def _launch(rlcat: Callable[..., Result], name: str, *args: str) -> Result:
+    return rlcat(
+        "launch",
+        RECIPE,
+        "--target",
+        "slurm",
+        "--container",
+        "none",
+        "--ray-auth-mode",
+        "disabled",
+        "--set",
+        f"trainer.experiment={name}",
+        *args,
+        "--submit",
+        "--wait",
+        "--timeout",
+        str(JOB_SECONDS),
+    )
+
+
+def test_the_sbatch_runs_the_plan_on_both_nodes(
+    rlcat: Callable[..., Result], in_cluster: SlurmCluster
+) -> None:
+    name = "slurm_delivered"
+    extra = (
+        *TWO_NODES,
+        "--set",
+        f"env.RLCAT_PROBE={TRICKY}",
+        "--override",
+        "+trainer.rlcat_interp=${oc.env:HOME}/x",
+    )
+    result = _launch(rlcat, name, *extra)
+    assert result.code == 0, result.err + result.out[-5000:]
+    assert "rlcat stand-in: ok" in result.out  # the job's output, followed
+    assert "cluster ready: 2 node(s), 8 GPU(s)" in result.out
+    assert "teardown (exit 0)" in result.out
+    emitted = rlcat(
+        "launch", RECIPE, "--target", "slurm", "--container", "none", "--ray-auth-mode", "disabled",
+        "--set", f"trainer.experiment={name}", *extra,
+    )  # fmt: skip
+    assert emitted.code == 0, emitted.err
+    record = in_cluster.record(name)
+    assert record["module"] == "verl.trainer.main_ppo"
+    assert '+trainer.rlcat_interp="${oc.env:HOME}/x"' in record["argv"]
+    assert (
+        "trainer.nnodes=2" in record["argv"] and f"trainer.n_gpus_per_node={GPUS_PER_NODE}" in record["argv"]
+    )
+    # the argv as the script's bash delivered it: the words rlcat rendered, after `python3 -m MODULE`
+    script = in_cluster.root / "work" / "emitted.sbatch"
+    script.write_text(emitted.out)
+    assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0
+    env = {"RLCAT_PROBE": TRICKY, "RAY_AUTH_MODE": "disabled"}
+    for where in [record["driver_env"], *(node["env"] for node in record["nodes"])]:
+        assert {k: where.get(k) for k in env} == env
+    assert sorted(node["ip"] for node in record["nodes"]) == sorted(NODES.values())
+    assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
+    assert record["driver_env"]["RAY_ADDRESS"].startswith(NODES["n1"] + ":")
+    assert record["composed"], record.get("compose_error")
+    assert in_cluster.jobs() == []
+    assert in_cluster.ray_pids() == []  # the script's teardown stopped both nodes' Ray
+
+
+def test_a_job_slurm_refuses_is_a_diagnostic(rlcat: Callable[..., Result], in_cluster: SlurmCluster) -> None:
+    # more GPUs per node than the nodes have: sbatch refuses at once
+    result = _launch(
+        rlcat, "too_many_gpus", "--set", "resources.nodes=2", "--set", "resources.gpus_per_node=8"
+    )
+    assert result.code == 1, result.err
+    assert "RLC1012" in result.err and "Requested node configuration is not available" in result.err
+    assert "Traceback" not in result.err
+    # more nodes than the partition has: this controller (no EnforcePartLimits) accepts the job and
+    # would leave it pending forever; rlcat cancels it and says why
+    result = _launch(
+        rlcat, "too_many_nodes", "--set", "resources.nodes=4", "--set", "resources.gpus_per_node=4"
+    )
+    assert result.code == 1, result.err
+    assert "RLC1012" in result.err and "will never start it as asked (Partition" in result.err, result.err
+    assert in_cluster.jobs() == []
+
+
+def test_the_env_probe_stops_a_job_whose_nodes_differ(
+    rlcat: Callable[..., Result], in_cluster: SlurmCluster
+) -> None:
+    # the seed's hand-written script exports CUDA_VISIBLE_DEVICES; Slurm's gres plugin sets its own
+    # in every GPU step, so the trainer's nodes would not see the plan's value
+    result = _launch(rlcat, "probe", *TWO_NODES, "--set", "env.CUDA_VISIBLE_DEVICES='7'")
+    assert result.code == 1, result.err + result.out[-3000:]
+    assert "rlcat env probe: CUDA_VISIBLE_DEVICES is '0,1,2,3' on node n1; the plan sets '7'" in result.out
+    assert "on node n2" in result.out
+    assert "ray start" not in result.out.split("rlcat env probe")[0]  # nothing started before it
+    assert not (in_cluster.out / "probe.json").exists()
+    assert in_cluster.jobs() == []
