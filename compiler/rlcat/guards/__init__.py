@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, suggestion_hint
+from rlcat.emit.hydra_value import render_or_repr
 from rlcat.guards.base import REGISTRY, Affects, Allowance, Context, Finding, Guard
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Setting
 from rlcat.pipeline.resolve import origin_note
@@ -45,7 +46,13 @@ class GuardReport:
 
 
 def run_guards(
-    ctx: Context, allow: Mapping[str, Allowance], recipe_file: str | None, ancestors: Collection[str] = ()
+    ctx: Context,
+    allow: Mapping[str, Allowance],
+    recipe_file: str | None,
+    ancestors: Collection[str] = (),
+    *,
+    skip: Collection[str] = (),
+    apply_fixes: bool = True,
 ) -> GuardReport:
     """Run the guards that apply to this recipe and platform, every one on the same plan.
 
@@ -56,11 +63,15 @@ def run_guards(
     value set in one of the recipe's `ancestors` is reported at the recipe's own setting that the
     guard looked at last (the one that changes the outcome, such as the prompt length it sets),
     with the inherited origin as a note; without one, compile_request puts it on `extends:`.
+
+    `skip`: guards not run at all (those that cannot judge the plan, as `rlcat lint` says for a
+    script). `apply_fixes=False`: nothing will apply the fixes (a script is checked, not rewritten),
+    so a finding with a fix is reported at the guard's severity and no fix is returned.
     """
     report = GuardReport()
     for guard_id in sorted(REGISTRY):
         cls = REGISTRY[guard_id]
-        if not cls.affects.matches(ctx.recipe, ctx.profile):
+        if guard_id in skip or not cls.affects.matches(ctx.recipe, ctx.profile):
             continue
         # a security finding stays visible (a warning, so `validate --strict` fails on it) even when
         # the recipe allows it: the recipe under review must not be able to hide it
@@ -92,9 +103,10 @@ def run_guards(
             else:
                 setter = lookup.env_setter(finding.env) if finding.env else None
             o = setter.origin if setter is not None else None
-            report.fixes += [(Setting(key, value, origin), False) for key, value in finding.fix.items()]
-            report.fixes += [(Setting(name, value, origin), True) for name, value in finding.fix_env.items()]
-            fixed = bool(finding.fix or finding.fix_env)
+            fixed = apply_fixes and bool(finding.fix or finding.fix_env)
+            if fixed:
+                report.fixes += [(Setting(key, value, origin), False) for key, value in finding.fix.items()]
+                report.fixes += [(Setting(n, value, origin), True) for n, value in finding.fix_env.items()]
             removes = any(v is REMOVED for v in finding.fix.values())
             found = diag(
                 guard_id,
@@ -106,13 +118,20 @@ def run_guards(
                 line=o.line if o else None,
                 col=o.col if o else None,
                 key=finding.key or (f"env.{finding.env}" if finding.env else None),
-                hint=finding.hint,
+                hint=finding.hint or (None if apply_fixes else _fix_hint(finding)),
                 argument=o.argument() if o else None,
             )
             if o is not None and o.file in ancestors:
                 found = _at_own_setting(found, o, seen.reads, recipe_file)
             report.diagnostics.append(found)
     return report
+
+
+def _fix_hint(finding: Finding) -> str | None:
+    """The guard's fix, said as what to set, where nothing applies it (apply_fixes=False)."""
+    fixes = [f"{key}={render_or_repr(value)}" for key, value in finding.fix.items()]
+    fixes += [f"{name}={value} in the environment" for name, value in finding.fix_env.items()]
+    return "set " + " and ".join(fixes) if fixes else None
 
 
 def _at_own_setting(

@@ -21,19 +21,22 @@ def index_dir(version: str) -> Path:
 
     `version` comes from a platform profile, which may come from a pull request: anything else (a
     path, a release without an index) is refused, so a planted index can never stand in for one."""
+    require_release(
+        version,
+        hint="a platform's verl_index names a release rlcat ships a key index for; "
+        "add one with `rlcat dev verl-index`",
+    )
+    return schemas_dir() / "verl" / version
+
+
+def require_release(version: str, *, hint: str, argument: str | None = None) -> str:
+    """`version` when rlcat ships its key index, else RLC404 naming the releases it has."""
     if version not in available_versions():
         have = ", ".join(available_versions()) or "none"
         raise RlcatError(
-            [
-                diag(
-                    "RLC404",
-                    f"no key index for verl {version} (have: {have})",
-                    hint="a platform's verl_index names a release rlcat ships a key index for; "
-                    "add one with `rlcat dev verl-index`",
-                )
-            ]
+            [diag("RLC404", f"no key index for verl {version} (have: {have})", argument=argument, hint=hint)]
         )
-    return schemas_dir() / "verl" / version
+    return version
 
 
 def index_file_name(config_name: str, group_overrides: tuple[str, ...] = ()) -> str:

@@ -1,0 +1,118 @@
+"""`rlcat lint`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rlcat.cli.app import app
+from rlcat.cli.common import CatalogOpt, ReportFormat, catalog_for, write_output
+from rlcat.diagnostics import ExitCode, RlcatError, Severity, diag
+from rlcat.emit.reporters import REPORTERS
+from rlcat.model.platform import PlatformProfile
+from rlcat.model.project import ProjectSettings
+from rlcat.pipeline.resolve import load_platform, split_assignment
+from rlcat.project import find_project
+
+
+@app.command(
+    "lint",
+    epilog="""Examples:
+
+  rlcat lint run_qwen3_8b_grpo.sh
+
+  rlcat lint scripts/run_grpo.sh --platform rocm --format github
+
+  rlcat lint run.sh --verl 0.9.0 --env MODEL_PATH=/models/qwen3-8b --strict
+""",
+)
+def lint_cmd(
+    scripts: Annotated[
+        list[Path], typer.Argument(help="Launch scripts, or folders of them (every *.sh, recursive).")
+    ],
+    platform: Annotated[
+        str | None,
+        typer.Option(
+            "--platform",
+            "-p",
+            help="Check against this platform's verl release, with its platform guards.",
+        ),
+    ] = None,
+    verl: Annotated[
+        str | None,
+        typer.Option(
+            "--verl",
+            help="Check against this verl release (one rlcat has a key index for). Default: the newest "
+            "indexed release, unless --platform names one.",
+        ),
+    ] = None,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = "text",
+    env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--env",
+            "-e",
+            help="KEY=VALUE the caller's environment would hold (repeatable); other variables are unset.",
+        ),
+    ] = None,
+    strict: Annotated[
+        bool | None,
+        typer.Option(
+            "--strict/--no-strict", help="Warnings fail the check too. Default: the project file's `strict`."
+        ),
+    ] = None,
+    only_launches: Annotated[
+        bool,
+        typer.Option(
+            "--only-launches",
+            help="A script that launches no verl trainer rlcat checks is noted, not an error (the "
+            "pre-commit hook passes it: it sees every shell script).",
+        ),
+    ] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+    ] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Check verl launch scripts without running them: cut line continuations, unknown keys, `+`
+    misuse, duplicates, types, keys the release dropped, and the guards. Exit 0 clean (warnings
+    allowed unless --strict), 1 findings, 2 usage or unreadable script."""
+    # imported here, not at the top: the script reader (tree-sitter) and the lint checks cost every
+    # other command about 20 ms of start-up otherwise (bench/lint_scripts.py measures it)
+    from rlcat.pipeline.lint_scripts import UNREADABLE, check_release, lint_paths, newest_release
+
+    project = find_project()
+    settings = project.settings if project else ProjectSettings()
+    profile = _platform(platform, verl, catalog)
+    version = profile.verl_index if profile else check_release(verl) if verl else newest_release()
+    caller_env = dict(split_assignment(text, "--env", "NAME", "MODEL_PATH=/models/x") for text in env or [])
+    report = lint_paths(scripts, version, profile, caller_env, only_launches)
+    write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
+    if any(d.code in UNREADABLE and d.severity >= Severity.ERROR for d in report.diagnostics):
+        raise typer.Exit(int(ExitCode.INPUT))
+    failing = Severity.WARNING if (settings.strict if strict is None else strict) else Severity.ERROR
+    if any(d.severity >= failing for d in report.diagnostics):
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def _platform(name: str | None, verl: str | None, catalog: list[Path] | None) -> PlatformProfile | None:
+    """The --platform profile (its release is the one checked against), or None."""
+    if name is None:
+        return None
+    if verl is not None:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    "--platform and --verl both name the release to check against",
+                    argument=f"--verl {verl}",
+                    hint=f"give one: --platform {name} checks against that platform's release",
+                )
+            ]
+        )
+    cat = catalog_for(catalog)
+    cat.find("platform", name, key="--platform")  # an unknown platform is a usage error, as in validate
+    profile, _ = load_platform(name, cat)
+    return profile

@@ -1,0 +1,440 @@
+"""`rlcat lint`: what verl would make of a launch script, found without running it.
+
+    read_script (rlcat.scripts: launches, overrides at their line and column, cuts)
+      → per launch: the key index of its entry config in the release checked against
+      → a Plan of the script's overrides, each with its script position as its origin
+      → the guards that can judge a script (run_guards), then the key check (verl.check)
+      → findings at file:line:col of the override concerned
+
+The compile path's own pieces judge the script: the key check decides unknown keys (with a
+did-you-mean), `+` on a key verl has, types against verl's defaults; the drift guard (RLC801) names
+keys another release has; RLC703 does verl's batch arithmetic. What only a script can get wrong is
+here: a launch command cut by a line continuation (the reader finds it), the same key twice,
+an override without a prefix for a key inside an open dict (rlcat writes those with `++`, Hydra
+refuses them as written), an entrypoint or entry config rlcat has no key index for.
+
+The guards read the recipe's axes (mode, backend, engine, algorithm); a script has no recipe, so
+they are inferred from what verl would read: the entrypoint gives the mode, the actor's strategy the
+backend, the rollout's name the engine, the advantage estimator the algorithm (`script_recipe`).
+Guards that need what only a recipe says are skipped (SKIPPED_GUARDS).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from rlcat.diagnostics import Diagnostic, Note, RlcatError, Severity, Where, diag, suggestion_hint
+from rlcat.emit.hydra_value import HydraValueError, Interpolation, key_problem
+from rlcat.guards import Context, run_guards
+from rlcat.model.catalog import ModelEntry
+from rlcat.model.platform import PlatformProfile
+from rlcat.model.recipe import Recipe
+from rlcat.pipeline.lower.common import ARF
+from rlcat.pipeline.lower.mode import FULLY_ASYNC_MAIN, MAIN_PPO, ONE_STEP_OFF_MAIN
+from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting
+from rlcat.pipeline.validate_files import UNREADABLE as UNREADABLE_FILES
+from rlcat.scripts import Launch, Override, ScriptReading, read_script
+from rlcat.verl.check import check
+from rlcat.verl.index import KeyIndex, available_versions, load_index, manifest, require_release
+
+# The entry config each trainer's @hydra.main names (verl 0.9.1): verl/trainer/main_ppo.py:166,
+# verl/experimental/fully_async_policy/fully_async_main.py:222,
+# verl/experimental/one_step_off_policy/main_ppo.py:109. `--config-name` picks another one of the
+# same folder (ppo_megatron_trainer, fully_async_ppo_megatron_trainer).
+ENTRY_CONFIGS: dict[str, str] = {
+    MAIN_PPO: "ppo_trainer",
+    FULLY_ASYNC_MAIN: "fully_async_ppo_trainer",
+    ONE_STEP_OFF_MAIN: "one_step_off_ppo_trainer",
+}
+# The recipe mode of each entrypoint (model/axes.py), for the guards that apply to one mode.
+ENTRY_MODES: dict[str, str] = {FULLY_ASYNC_MAIN: "fully_async", ONE_STEP_OFF_MAIN: "one_step_off"}
+
+# Guards that need what only a recipe says, with the reason (docs/lint.md lists them).
+SKIPPED_GUARDS: dict[str, str] = {
+    "RLC601": "it compares prompt + response with the catalog model's position count; a script names "
+    "its model by path only",
+    "RLC902": "it compares the model path with the model rlcat ships under the recipe's catalog name; "
+    "a script names no catalog model",
+}
+
+# Input that could not be read at all (exit 2): the files validate cannot read, and bash the reader
+# cannot parse.
+UNREADABLE = frozenset(UNREADABLE_FILES | {"RLC050"})
+# What `--only-launches` turns into notes: a script that starts no trainer rlcat can check.
+NOT_A_CHECKED_LAUNCH = ("RLC1104", "RLC1111")
+SCRIPT_SUFFIX = ".sh"
+# Key-check findings about what rlcat would write, not about what a script gives verl: an
+# interpolation a script writes is Hydra's own (live, as verl reads it), and a value the script
+# wrote in Hydra's grammar needs no rendering.
+NOT_FOR_SCRIPTS = ("RLC405", "RLC407")
+# Lost overrides named one by one under a cut; the rest are counted.
+NAMED_LOST = 8
+
+
+@dataclass
+class LintReport:
+    files: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def newest_release() -> str:
+    """The newest verl release rlcat has a key index for: what `rlcat lint` checks against by default."""
+    versions = available_versions()
+    if not versions:
+        raise RlcatError([diag("RLC404", "rlcat ships no verl key index", hint="reinstall rlcat")])
+    return max(versions, key=Version)
+
+
+def check_release(version: str) -> str:
+    """`version` if rlcat has its key index, else a usage error naming the ones it has."""
+    return require_release(version, argument=f"--verl {version}", hint=f"--verl {newest_release()}")
+
+
+def script_files(paths: Iterable[Path]) -> list[Path]:
+    """The scripts to lint: each file given, and the `*.sh` files under each folder (recursive, in
+    name order, links to folders not followed). A path that is missing or not a regular file is kept:
+    the reader says what it is."""
+    found: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            found.append(path)
+            continue
+        for folder, folders, files in os.walk(path):
+            folders.sort()
+            found += [Path(folder) / name for name in sorted(files) if name.endswith(SCRIPT_SUFFIX)]
+    return list(dict.fromkeys(found))
+
+
+def lint_paths(
+    paths: Sequence[Path],
+    version: str,
+    profile: PlatformProfile | None = None,
+    env: Mapping[str, str] | None = None,
+    only_launches: bool = False,
+) -> LintReport:
+    """Lint every script under `paths` against verl `version` (the platform's, when `profile` is
+    given); never raises for problems in the scripts."""
+    files = script_files(paths)
+    report = LintReport(files=len(files))
+    for path in files:
+        reading = read_script(path, env=env or {})
+        report.diagnostics += lint_reading(reading, version, profile, only_launches)
+    return report
+
+
+def lint_reading(
+    reading: ScriptReading,
+    version: str,
+    profile: PlatformProfile | None = None,
+    only_launches: bool = False,
+) -> list[Diagnostic]:
+    """The reader's findings and each launch's, once each, in line order."""
+    found = [_as_lint_finding(d, only_launches) for d in reading.diagnostics]
+    found = _with_lost_overrides(found, reading)
+    for launch in reading.launches:
+        found += [
+            _as_lint_finding(d, only_launches) for d in lint_launch(launch, reading.file, version, profile)
+        ]
+    unique: dict[tuple[object, ...], Diagnostic] = {}
+    for d in found:
+        unique.setdefault((d.code, d.severity, d.file, d.line, d.col, d.key, d.message), d)
+    return sorted(unique.values(), key=lambda d: (d.line or 0, d.col or 0, d.code))
+
+
+def _as_lint_finding(d: Diagnostic, only_launches: bool) -> Diagnostic:
+    """A script that launches nothing rlcat can check is an error for `rlcat lint SCRIPT` (it was
+    named to be checked), and a note under --only-launches (the pre-commit hook sees every script)."""
+    if d.code in NOT_A_CHECKED_LAUNCH:
+        return replace(d, severity=Severity.INFO if only_launches else Severity.ERROR)
+    return d
+
+
+def _with_lost_overrides(found: list[Diagnostic], reading: ScriptReading) -> list[Diagnostic]:
+    """The reader's cut findings (RLC1101), with the overrides that never reach verl as notes."""
+    cuts = {launch.cut.line: launch.cut for launch in reading.launches if launch.cut and launch.cut.lost}
+    out = []
+    for d in found:
+        cut = cuts.get(d.line or 0) if d.code == "RLC1101" else None
+        if cut is not None:
+            notes = [
+                Note(f"line {o.line}: {o.text} never reaches verl", reading.file, o.line, o.col)
+                for o in cut.lost[:NAMED_LOST]
+            ]
+            if len(cut.lost) > NAMED_LOST:
+                last = cut.lost[-1]
+                notes.append(Note(f"and {len(cut.lost) - NAMED_LOST} more, to line {last.line}"))
+            out.append(replace(d, notes=(*d.notes, *notes)))
+        else:
+            out.append(d)
+    return out
+
+
+def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfile | None) -> list[Diagnostic]:
+    """What verl `version` would make of one launch: its keys, prefixes, types, duplicates, and the
+    guards that can judge it."""
+    at: Where = {"file": file, "line": launch.line, "col": launch.col}
+    entrypoint = entry_module(launch)
+    if entrypoint not in ENTRY_CONFIGS:
+        return [_unknown_entrypoint(entrypoint, at)]
+    config = launch.config_name or ENTRY_CONFIGS[entrypoint]
+    try:
+        base = load_index(version, config)
+    except RlcatError:
+        return [_not_indexed(version, config, (), at)]
+
+    found: list[Diagnostic] = []
+    groups: dict[str, Override] = {}
+    plan = Plan(file, profile.name if profile else "", entrypoint, config, version, version)
+    for override in launch.overrides:
+        group = _group_of(override, base)
+        if group is not None:
+            groups[group] = override
+            plan.group_choices[group] = override.value_text or ""
+            continue
+        setting = _setting(override, file, found)
+        if setting is not None:
+            plan.put(setting)
+    for name, value in launch.env.items():
+        plan.put(Setting(name, value, _origin(file, launch.line, launch.col)), env=True)
+    found += duplicates(launch.overrides, groups, file)
+
+    index = base
+    if groups:
+        choices = tuple(o.text.lstrip("+") for o in groups.values())
+        try:
+            index = load_index(version, config, choices)
+        except RlcatError:
+            only_groups = Plan(file, plan.platform, entrypoint, config, version, version, plan.group_choices)
+            bad = [_at_group(d, groups, file) for d in check(only_groups, base).diagnostics]
+            return found + (bad or [_not_indexed(version, config, choices, at)])
+
+    ctx = Context(
+        script_recipe(entrypoint, plan, index), _no_model(), profile or _no_platform(version), plan, index
+    )
+    guarded = run_guards(ctx, {}, file, skip=SKIPPED_GUARDS, apply_fixes=False)
+    checked = check(plan, index, skip=guarded.keys)
+    found += guarded.diagnostics
+    found += [_at_group(d, groups, file) for d in checked.diagnostics if d.code not in NOT_FOR_SCRIPTS]
+    found += [
+        _no_prefix_in_open_dict(o.setting, index)
+        for o in checked.overrides
+        if o.prefix == "++" and not o.setting.prefix
+    ]
+    return [d if d.line is not None or d.argument else replace(d, **at) for d in found]
+
+
+def entry_module(launch: Launch) -> str:
+    """The module a launch runs: `-m verl.trainer.main_ppo`, or `python …/verl/trainer/main_ppo.py`
+    read as the module it is in verl's tree."""
+    if launch.entry_kind == "module":
+        return launch.entrypoint
+    parts = launch.entrypoint.removesuffix(".py").split("/")
+    for top in ("verl", "recipe"):
+        if top in parts:
+            return ".".join(parts[len(parts) - 1 - parts[::-1].index(top) :])
+    return launch.entrypoint
+
+
+def _unknown_entrypoint(entrypoint: str, at: Where) -> Diagnostic:
+    # by the module's own name (recipe.dapo.main_dapo: main_ppo); the first trainer of a name wins
+    last = {name.rsplit(".", 1)[-1]: name for name in reversed(ENTRY_CONFIGS)}
+    close = suggestion_hint(entrypoint.rsplit(".", 1)[-1], last)
+    closest = last[close.split("'")[1]] if close else MAIN_PPO
+    return diag(
+        "RLC1111",
+        f"{entrypoint} is not a verl trainer rlcat has a key index for: its overrides are not checked "
+        f"(the closest core verl trainer is {closest})",
+        key=entrypoint,
+        hint="rlcat lint checks launches of " + ", ".join(ENTRY_CONFIGS) + "; pass --only-launches to "
+        "note other scripts instead of failing on them",
+        **at,
+    )
+
+
+def _not_indexed(version: str, config: str, choices: tuple[str, ...], at: Where) -> Diagnostic:
+    chosen = f" with {', '.join(choices)}" if choices else ""
+    return diag(
+        "RLC1112",
+        f"rlcat has no key index for verl {version}'s {config}{chosen}: the launch's overrides are not "
+        "checked",
+        hint=f"rlcat indexes these configs of verl {version}: {', '.join(_indexed(version))}",
+        **at,
+    )
+
+
+def _indexed(version: str) -> list[str]:
+    """The entry configs (with group choices) the release's key index covers, from its manifest."""
+    return [
+        " with ".join([entry["config_name"], *entry.get("group_overrides", [])])
+        for entry in manifest(version).get("entries", [])
+    ]
+
+
+def _group_of(override: Override, index: KeyIndex) -> str | None:
+    """The config group an override chooses an option of (`model_engine=megatron`, or with a
+    package `actor@actor_rollout_ref.actor=megatron_actor`), not a key; None for a key."""
+    group, at, _ = override.key.partition("@")
+    if override.prefix == "~" or not (at or "." not in group):
+        return None
+    return group if group in index.groups else None
+
+
+def _origin(file: str, line: int, col: int) -> Origin:
+    # field "overrides": the key check words a missing `+` as it does for a recipe's escape hatch
+    return Origin(Layer.RECIPE, f"{file}:{line}", file=file, line=line, col=col, field="overrides")
+
+
+def _setting(override: Override, file: str, found: list[Diagnostic]) -> Setting | None:
+    """The override as a plan setting: its value read with Hydra's grammar (None when only running
+    the script would tell it: RLC1102 says so), or a finding in `found` when Hydra cannot read it."""
+    origin = _origin(file, override.line, override.col)
+    key = override.key
+    if key.split(".", 1)[0] == "hydra":
+        return None  # Hydra's own settings (hydra.run.dir): not verl's config
+    if not override.known and (override.value_text is None or key_problem(key) is not None):
+        return None  # only running the script tells where its words split (RLC1102 says so)
+    if override.prefix == "~":
+        return Setting(key, REMOVED, origin)
+    if override.value_text is None:
+        found.append(
+            diag(
+                "RLC1114",
+                f"'{override.text}' is not an override: Hydra reads key=value, +key=value, ++key=value "
+                "or ~key",
+                key=key,
+                hint="quote the word with the `=` it needs, or remove it",
+                **origin.position(),
+            )
+        )
+        return None
+    value: Any = None  # a value only running the script tells: the key is checked, not the value
+    if override.known:
+        try:
+            value = _as_written(override.value())
+        except HydraValueError as exc:
+            found.append(
+                diag(
+                    "RLC1114",
+                    f"Hydra cannot read the value of '{override.text}': {exc}",
+                    key=key,
+                    hint="quote a value that holds commas, spaces or brackets: key='a,b'",
+                    **origin.position(),
+                )
+            )
+            return None
+    return Setting(key, value, origin, prefix=override.prefix)
+
+
+def _as_written(value: Any) -> Any:
+    """Strings of a script reach verl as written: one holding `${` is a live interpolation (as on
+    verl's command line), which the key check leaves alone. Other strings stay plain `str`, which
+    the guards compare by type (plan.same_value)."""
+    if isinstance(value, str):
+        return Interpolation(value) if "${" in value else value
+    if isinstance(value, list):
+        return [_as_written(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_written(v) for k, v in value.items()}
+    return value
+
+
+def duplicates(overrides: Sequence[Override], groups: Mapping[str, Override], file: str) -> list[Diagnostic]:
+    """A key overridden more than once: Hydra applies each in turn, so only the last counts, and a
+    second `+key=` is refused ("Could not append to config. An item is already at …"; hydra
+    _internal/config_loader_impl.py, _apply_overrides_to_config)."""
+    first: dict[str, Override] = {}
+    found = []
+    for override in overrides:
+        key = override.key
+        if override.prefix == "~" or key not in first:
+            first.setdefault(key, override)
+            continue
+        earlier = first[key]
+        refused = override.prefix == "+" and key not in groups
+        why = (
+            f"Hydra refuses the second +{key} (\"Could not append to config. An item is already at '{key}'\")"
+            if refused
+            else "Hydra applies both in turn: the earlier value never takes effect"
+        )
+        found.append(
+            diag(
+                "RLC1113",
+                f"'{key}' is overridden again (first on line {earlier.line}): {why}",
+                severity=Severity.ERROR if refused else Severity.WARNING,
+                file=file,
+                line=override.line,
+                col=override.col,
+                key=key,
+                hint="keep one of them",
+                notes=(Note(f"first set here: {earlier.text}", file, earlier.line, earlier.col),),
+            )
+        )
+    return found
+
+
+def _at_group(d: Diagnostic, groups: Mapping[str, Override], file: str) -> Diagnostic:
+    """A finding about a config group choice, at the override that made it."""
+    override = groups.get(d.key or "")
+    if override is None or d.line is not None:
+        return d
+    return replace(d, file=file, line=override.line, col=override.col)
+
+
+def _no_prefix_in_open_dict(setting: Setting, index: KeyIndex) -> Diagnostic:
+    """A key the config lacks, written without a prefix inside an open dict: rlcat would write it
+    with `++`, but Hydra takes the override as written and refuses a key its struct config lacks
+    ("Could not override '…'. To append to your config use +…")."""
+    holder = index.open_dict_of(setting.key)
+    return diag(
+        "RLC401",
+        f"verl {index.verl_version} ({index.config_name}) has no key '{setting.key}' (inside the open dict "
+        f"'{holder}'): Hydra refuses to override a key the config lacks (\"Could not override "
+        f"'{setting.key}'\")",
+        key=setting.key,
+        hint=f"add it with Hydra's + prefix: +{setting.key}=…",
+        **setting.origin.position(),
+    )
+
+
+def script_recipe(entrypoint: str, plan: Plan, index: KeyIndex) -> Recipe:
+    """The recipe axes the guards read, inferred from what verl would read in the script's plan:
+    the mode from the entrypoint, the backend from the actor's strategy, the engine from the
+    rollout's name, the algorithm from the advantage estimator (gae: ppo). Only the axes are set:
+    every guard that reads more of a recipe is among SKIPPED_GUARDS."""
+    probe = Context(_axes("", "", "", ""), _no_model(), _no_platform(plan.verl_index), plan, index)
+    estimator = str(probe.value("algorithm.adv_estimator"))
+    return _axes(
+        ENTRY_MODES.get(entrypoint, "colocate"),
+        str(probe.value(f"{ARF}.actor.strategy")),
+        str(probe.value(f"{ARF}.rollout.name")),
+        {"gae": "ppo"}.get(estimator, estimator),
+    )
+
+
+@cache  # a model_construct fills in every default of the recipe: once per combination of axes
+def _axes(mode: str, backend: str, engine: str, algorithm: str) -> Recipe:
+    # not validated: an engine or backend outside rlcat's axes (hf, veomni) is kept as verl reads it,
+    # and matches only the guards that apply to every value of the axis
+    axes: dict[str, Any] = {"mode": mode, "backend": backend, "engine": engine, "algorithm": algorithm}
+    return Recipe.model_construct(name="", critic=None, **axes)
+
+
+@cache
+def _no_platform(version: str) -> PlatformProfile:
+    """No --platform: a profile that matches no platform's guards and names only the release."""
+    fields: dict[str, Any] = {"name": "", "family": "", "verl_version": version, "verl_index": version}
+    return PlatformProfile.model_construct(software={}, **fields)
+
+
+@cache
+def _no_model() -> ModelEntry:
+    """No catalog model: every guard that reads the model is among SKIPPED_GUARDS."""
+    fields: dict[str, Any] = {"name": ""}
+    return ModelEntry.model_construct(**fields)
