@@ -1,0 +1,112 @@
+"""`rlcat import`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rlcat.cli.app import app
+from rlcat.cli.common import CatalogOpt, catalog_for, print_diagnostics, write_output
+from rlcat.diagnostics import ExitCode, RlcatError, diag
+from rlcat.importer import import_run, prove, read_source, render_report, target_for, write_files
+from rlcat.model.axes import NAME_PATTERN
+from rlcat.pipeline.resolve import split_assignment
+
+
+@app.command(
+    "import",
+    epilog="""Examples:
+
+  rlcat import run_qwen3_8b_fsdp.sh -o my_catalog --name qwen3_run
+
+  rlcat import -o my_catalog -- python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.use_dynamic_bsz=True
+""",
+)
+def import_cmd(
+    source: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="A launch script or a Hydra overrides.yaml; or, after `--`, the command line that "
+            "launches verl.",
+            show_default=False,
+        ),
+    ] = None,
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", readable=False, help="The catalog folder to write (recipes/, catalog/)."
+        ),
+    ] = Path("."),
+    name: Annotated[
+        str | None, typer.Option(help="The recipe's name (default: from the source file's name).")
+    ] = None,
+    platform: Annotated[
+        str, typer.Option("--platform", "-p", help="Platform profile to compile the proof for.")
+    ] = "cuda",
+    env: Annotated[
+        list[str] | None,
+        typer.Option("--env", help="A variable of the caller's environment: KEY=VALUE (repeatable)."),
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Replace files the folder already has.")] = False,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Turn a verl launch script, overrides.yaml or command line into a recipe, and prove it.
+
+    Writes OUTPUT/recipes/NAME.yaml (typed fields where rlcat models the setting, `overrides:` for
+    the rest, `env:`, the source line of each setting as a comment) and any model and dataset
+    entries it needs, then compiles the recipe for the platform and compares the plan with the
+    source on every key it sets. Exits 1 when a value differs without a reason.
+    """
+    words = list(source or [])
+    if not words:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    "nothing to import: give a launch script, an overrides.yaml, or a command after `--`",
+                    argument="SOURCE",
+                    hint="rlcat import run.sh -o my_catalog",
+                )
+            ]
+        )
+    file = Path(words[0]) if len(words) == 1 else None
+    if file is not None and not file.exists():
+        raise RlcatError([diag("RLC001", "no such file", file=str(file))])
+    environment = dict(split_assignment(text, "--env", "KEY", "HOME=/home/me") for text in env or [])
+    recipe_name = _recipe_name(name, file)
+    searched = catalog_for(catalog)  # where existing entries are found (not the output folder)
+    target = target_for(platform, searched)
+    run = read_source(file, words if file is None else (), env=environment, groups=list(target.groups))
+    imported = import_run(run, target, searched, recipe_name)
+    print_diagnostics(imported.diagnostics)
+    written = write_files(imported, output, force=force)
+    proof_catalog = catalog_for([output, *(catalog or [])])
+    report = prove(written[0], proof_catalog, platform, run, imported.solution)
+    print_diagnostics(report.diagnostics + report.findings)
+    write_output(render_report(report, run, imported.solution, written[0]))
+    if not report.ok:
+        raise typer.Exit(ExitCode.FINDINGS)
+
+
+def _recipe_name(given: str | None, file: Path | None) -> str:
+    if given is not None:
+        if not re.match(NAME_PATTERN, given) or len(given) > 100:
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC105",
+                        f"'{given}' is not a recipe name (lowercase letters, digits, _ . -)",
+                        argument=f"--name {given}",
+                        hint="--name qwen3_8b_grpo",
+                    )
+                ]
+            )
+        return given
+    stem = file.stem if file is not None and file.name not in ("overrides.yaml", "overrides.yml") else ""
+    if file is not None and not stem and file.parent.name == ".hydra":
+        stem = file.parent.parent.name
+    cleaned = re.sub(r"[^a-z0-9_.\-]+", "_", stem.lower()).strip("_.-")[:100]
+    return cleaned if cleaned and re.match(NAME_PATTERN, cleaned) else "imported"

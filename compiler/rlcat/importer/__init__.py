@@ -1,0 +1,112 @@
+"""`rlcat import`: an existing verl run (a launch script, a Hydra overrides.yaml, a command line)
+turned into a recipe and the catalog entries it needs, then proved by compiling it back.
+
+    read_source (source.py: the static script reader, or the YAML list)
+      → Solver (solve.py): the axes, then typed fields found by lowering (probe.py), the rest as
+        `overrides:`, keys the release lacks left out
+      → place_entries (entries.py): built-in model and dataset entries where one lowers the same
+      → recipe_text / entry_text (write.py) → files written whole
+      → prove (roundtrip.py): compile for the platform, compare with the source key by key
+
+No verl key is named here: which field sets which key is learnt from the lowering itself
+(`Origin.field` of every setting), so new typed fields flow into the import as they are added.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rlcat.catalog import Catalog
+from rlcat.diagnostics import Diagnostic, RlcatError, diag
+from rlcat.files import NotARegularFile, atomic_write
+from rlcat.importer.entries import place_entries
+from rlcat.importer.roundtrip import Report, prove, render_report, share
+from rlcat.importer.solve import Solution, Solver
+from rlcat.importer.source import SourceRun, read_source
+from rlcat.importer.write import entry_text, recipe_text
+from rlcat.pipeline.lower import Target
+from rlcat.pipeline.resolve import load_platform
+from rlcat.verl.index import groups
+
+__all__ = [
+    "Imported",
+    "Report",
+    "import_run",
+    "prove",
+    "read_source",
+    "render_report",
+    "share",
+    "target_for",
+    "write_files",
+]
+
+_FOLDERS = {"model": "models", "dataset": "datasets"}
+
+
+@dataclass
+class Imported:
+    """What an import writes, before anything is written."""
+
+    run: SourceRun
+    solution: Solution
+    name: str
+    files: dict[Path, str] = field(default_factory=dict)  # relative to the output folder
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def recipe_file(self) -> Path:
+        return Path("recipes") / f"{self.name}.yaml"
+
+
+def target_for(platform: str, catalog: Catalog) -> Target:
+    profile, _ = load_platform(platform, catalog)
+    return Target(profile, groups(profile.verl_index))
+
+
+def import_run(run: SourceRun, target: Target, catalog: Catalog, name: str) -> Imported:
+    """The recipe and entries for one source run (nothing written). `catalog` is searched for
+    entries to reuse; it should not hold the output folder (a re-import would match itself)."""
+    solver = Solver(run, target)
+    solution = solver.solve()
+    result = solver.evaluate(solution.draft)
+    draft, new, findings = place_entries(solver, solution.draft, result, catalog, name)
+    solution.draft = draft
+    imported = Imported(run, solution, name, diagnostics=[*run.diagnostics, *solution.diagnostics, *findings])
+    imported.files[imported.recipe_file] = recipe_text(run, solution, name)
+    for entry in new:
+        path = Path("catalog") / _FOLDERS[entry.kind] / f"{entry.name}.yaml"
+        imported.files[path] = entry_text(entry, run, solution)
+    return imported
+
+
+def write_files(imported: Imported, folder: Path, *, force: bool) -> list[Path]:
+    """Write every file whole (files.atomic_write); without `force`, refuse (RLC1306, exit 2)
+    before writing anything when one of them is there already."""
+    targets = [folder / rel for rel in imported.files]
+    there = [p for p in targets if os.path.lexists(p)]
+    if there and not force:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC1306",
+                    f"{p} is there already; nothing was written",
+                    file=str(p),
+                    hint="pass --force to replace it, or choose another -o folder or --name",
+                )
+                for p in there
+            ]
+        )
+    for path, rel in zip(targets, imported.files, strict=True):
+        try:
+            atomic_write(path, imported.files[rel])
+        except NotARegularFile as exc:
+            raise RlcatError(
+                [diag("RLC106", f"this is {exc.kind}, not a regular file; not written", file=str(path))]
+            ) from None
+        except OSError as exc:
+            raise RlcatError(
+                [diag("RLC106", f"cannot write there ({exc.strerror or exc})", file=str(path))]
+            ) from None
+    return targets

@@ -1,0 +1,145 @@
+"""The model and dataset a recipe names: a catalog entry that already lowers to what the source
+sets (a built-in one with the same model id, data paths and data settings), else a new entry for
+the import's folder.
+
+An entry matches when putting it in place of the draft's loses none of the source keys the draft
+reproduces and sets no more keys off verl's defaults: the lowering judges, as it judges fields.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from rlcat.catalog import Catalog
+from rlcat.diagnostics import Diagnostic, RlcatError, diag
+from rlcat.importer.probe import DOC_MODELS, Doc, Draft, Leaf, base_types, leaves, probe_values
+from rlcat.importer.solve import Evaluation, Solver
+from rlcat.model.axes import NAME_PATTERN
+from rlcat.pipeline.resolve import load_entry
+
+KINDS: tuple[Doc, ...] = ("model", "dataset")
+
+
+@dataclass
+class NewEntry:
+    """A catalog entry the import writes (catalog/models/NAME.yaml or catalog/datasets/NAME.yaml)."""
+
+    kind: Doc
+    name: str
+    data: dict[str, Any]
+    guessed: list[str]  # fields the source does not say, filled so that the entry validates
+
+
+def place_entries(
+    solver: Solver, draft: Draft, result: Evaluation, catalog: Catalog, recipe_name: str
+) -> tuple[Draft, list[NewEntry], list[Diagnostic]]:
+    """Point the recipe at a matching catalog entry of each kind, or at a new one."""
+    new: list[NewEntry] = []
+    findings: list[Diagnostic] = []
+    for kind in KINDS:
+        match = _matching_entry(solver, draft, result, catalog, kind)
+        if match is not None:
+            draft.recipe[kind] = match
+            continue
+        entry = _new_entry(solver, draft, kind, catalog, recipe_name)
+        draft.recipe[kind] = entry.name
+        new.append(entry)
+        if entry.guessed:
+            findings.append(
+                diag(
+                    "RLC1307",
+                    f"new {kind} entry {entry.name}: the source does not say "
+                    + ", ".join(entry.guessed)
+                    + "; filled in so that it validates (see the comments in the entry)",
+                    file=solver.run.file,
+                    hint="correct them from the model's config.json or the dataset's card",
+                )
+            )
+    return draft, new, findings
+
+
+def _matching_entry(
+    solver: Solver, draft: Draft, result: Evaluation, catalog: Catalog, kind: Doc
+) -> str | None:
+    try:
+        names = catalog.names(kind)
+    except RlcatError:
+        return None
+    for name in sorted(names):
+        try:
+            entry, _ = load_entry(kind, name, DOC_MODELS[kind], catalog)
+        except RlcatError:
+            continue  # a broken entry never matches; `rlcat validate` reports it
+        tried = draft.copy()
+        setattr(tried, kind, entry.model_dump(by_alias=True, exclude_defaults=True) | {"name": "imported"})
+        got = solver.evaluate(tried)
+        if (
+            got.valid
+            and set(result.matched) <= set(got.matched)
+            and got.drift <= result.drift
+            and len(got.errors) <= len(result.errors)
+        ):
+            return name
+    return None
+
+
+def _new_entry(solver: Solver, draft: Draft, kind: Doc, catalog: Catalog, recipe_name: str) -> NewEntry:
+    data = dict(draft.doc(kind))
+    guessed: list[str] = []
+    for leaf in leaves(kind):
+        field = leaf.parts[0]
+        found = solver.probes.get(leaf.path)
+        lowered = found is not None and bool(found.own or found.moved)
+        filler = data.get(field) in probe_values(leaf) and not isinstance(data.get(field), bool)
+        if len(leaf.parts) != 1 or not leaf.required or (lowered and not filler) or _literal(leaf):
+            continue
+        if field == "max_position_embeddings":
+            # the least the run needs, so that the context guard judges the recipe, not a guess
+            batch = draft.recipe.get("batch", {})
+            data[field] = int(batch.get("max_prompt_length", 1)) + int(batch.get("max_response_length", 1))
+        elif isinstance(data.get(field), list):
+            data[field] = ["not-known-see-the-recipe-overrides"]
+        else:
+            data[field] = f"not known from {solver.run.file}: fill in"
+        guessed.append(field)
+    stem = (
+        f"{recipe_name}_{kind}"
+        if {"hf_id", "train_files"} & set(guessed)
+        else _entry_name(kind, data, recipe_name)
+    )
+    name = _unique_name(stem, kind, catalog)
+    data["name"] = name
+    return NewEntry(kind, name, data, guessed)
+
+
+def _entry_name(kind: Doc, data: dict[str, Any], recipe_name: str) -> str:
+    if kind == "model":
+        stem = str(data.get("hf_id", "")).rstrip("/").rsplit("/", 1)[-1]
+    else:
+        files = data.get("train_files") or [""]
+        parts = str(files[0]).rstrip("/").split("/")
+        stem = parts[-1].rsplit(".", 1)[0]
+        if stem in ("train", "test", "data", "") and len(parts) > 1:
+            stem = parts[-2]
+    name = re.sub(r"[^a-z0-9_.\-]+", "_", stem.lower()).strip("_.-")
+    return name if re.match(NAME_PATTERN, name) else f"{recipe_name}_{kind}"
+
+
+def _unique_name(name: str, kind: Doc, catalog: Catalog) -> str:
+    try:
+        taken = set(catalog.names(kind))
+    except RlcatError:
+        taken = set()
+    if name not in taken:
+        return name
+    for n in range(2, 100):
+        if f"{name}_{n}" not in taken:
+            return f"{name}_{n}"
+    return f"{name}_imported"
+
+
+def _literal(leaf: Leaf) -> bool:
+    return any(typing.get_origin(kind) is typing.Literal for kind in base_types(leaf.annotation))

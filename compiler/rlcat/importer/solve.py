@@ -1,0 +1,598 @@
+"""From a source's overrides to a recipe: typed fields wherever the lowering can give verl the same
+value, `overrides:` for the rest, and the keys the target release lacks left out.
+
+Nothing here knows which verl key a field sets. The axes are the combination whose lowering best
+fits the source (its entrypoint, the key index of its entry config, the keys only an axis sets);
+then each field is probed (probe.py) and a search sets fields to values taken from the source keys
+the field touches, keeping a change only when the lowering then gives more of the source's keys
+their value (and fewer others a value verl's default does not have). Every candidate is judged by
+lowering it, so a value is typed only where rlcat's own lowering reproduces it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import typing
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, did_you_mean
+from rlcat.emit.hydra_value import RequestedInterpolation, UnrenderableValue, check_renderable
+from rlcat.importer.compare import same
+from rlcat.importer.probe import (
+    AXES,
+    ENTRY_NAME,
+    UNSET,
+    Draft,
+    Leaf,
+    Probe,
+    Trial,
+    all_leaves,
+    base_types,
+    finals,
+    probe_field,
+    probe_values,
+)
+from rlcat.importer.source import SourceRun, SourceSetting
+from rlcat.model import axes as axis_values
+from rlcat.pipeline.lower import Lowered, Target
+from rlcat.pipeline.plan import Layer, Origin, Setting
+from rlcat.verl.check import type_matches
+from rlcat.verl.index import KeyIndex, available_versions, load_index
+
+AXIS_CHOICES: dict[str, tuple[str, ...]] = {
+    "algorithm": axis_values.ALGORITHMS,
+    "backend": axis_values.BACKENDS,
+    "engine": axis_values.ENGINES,
+    "mode": axis_values.MODES,
+}
+_SEARCH_PASSES = 3
+# what carries a `key=null` the release's default already holds
+VERL_DEFAULT = Origin(Layer.VERL_DEFAULT, "verl's default (null)", field="verl-default")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """How well one draft's lowering reproduces the source."""
+
+    valid: bool
+    errors: tuple[Diagnostic, ...] = ()
+    matched: dict[str, Setting] = field(default_factory=dict)  # source key → the setting that gives it
+    drift: int = 0  # keys the source leaves alone that the draft sets off verl's default
+    lowered: Lowered | None = None
+
+    def rank(self) -> tuple[int, ...]:
+        return (self.valid, -len(self.errors), len(self.matched), -self.drift)
+
+
+@dataclass
+class Solution:
+    """The recipe found for a source, and how each source key is carried."""
+
+    draft: Draft
+    axes: dict[str, str]
+    index: KeyIndex
+    entrypoint: str
+    config_name: str
+    group_choices: dict[str, str]
+    typed: dict[str, Setting]  # source key → the typed setting that gives verl its value
+    overrides: dict[str, SourceSetting]  # written key (with prefix) → the source setting
+    left_out: dict[str, str]  # source key → why it is not in the recipe
+    diagnostics: list[Diagnostic]
+    # keys the recipe sets that the source does not (required fields, rlcat's defaults), and
+    # whether each holds verl's default
+    unasked: dict[str, tuple[Setting, bool]] = field(default_factory=dict)
+    adjusted: dict[str, str] = field(default_factory=dict)  # source key → what was changed to compile
+
+
+class Solver:
+    def __init__(self, run: SourceRun, target: Target) -> None:
+        self.run = run
+        self.target = target
+        self.trial = Trial(target)
+        # the keys compared: deletions and Hydra's own settings have no recipe form (left_out)
+        self.source = {
+            k: s for k, s in run.settings.items() if s.prefix != "~" and k.split(".", 1)[0] != "hydra"
+        }
+        self.index: KeyIndex | None = None
+        self.probes: dict[str, Probe] = {}  # by field path, filled by `search`
+        # `key=null` where verl's default is null already: nothing to write (a recipe's null means
+        # "keep verl's default", so rlcat could not write it anyway); set by choose_axes
+        self.null_defaults: set[str] = set()
+
+    # --- judging a draft -----------------------------------------------------------------------
+
+    def evaluate(self, draft: Draft) -> Evaluation:
+        lowered = self.trial.lower(draft)
+        if lowered is None:
+            return Evaluation(False)
+        errors = tuple(d for d in lowered.diagnostics if d.severity >= Severity.ERROR)
+        matched: dict[str, Setting] = {}
+        drift = 0
+        settings = finals(lowered)
+        for key, setting in settings.items():
+            names = [n for n in (key, *setting.alternatives) if n in self.source]
+            if names:
+                for name in names:
+                    if same(self.source[name].value, setting.value):
+                        matched[name] = setting
+            elif not self._verl_default(key, setting.value):
+                drift += 1
+        for key in self.null_defaults:
+            if key not in settings:
+                matched[key] = Setting(key, None, VERL_DEFAULT)
+        return Evaluation(True, errors, matched, drift, lowered)
+
+    def _verl_default(self, key: str, value: Any, index: KeyIndex | None = None) -> bool:
+        """Is `value` what verl holds for a key the source leaves alone (or is that not known)?"""
+        index = index or self.index
+        if index is None or not index.has(key):
+            return True
+        default = index.default(key)
+        if isinstance(default, str) and ("${" in default or default == "???"):
+            return True  # a default computed from other keys: not judged
+        return same(default, value)
+
+    # --- the axes ------------------------------------------------------------------------------
+
+    def choose_axes(self) -> tuple[dict[str, str], Draft, list[Diagnostic]]:
+        """The axis values whose lowering fits the source best, and the base draft for them."""
+        best: tuple[tuple[int, ...], dict[str, str], Draft, Lowered] | None = None
+        for values in itertools.product(*AXIS_CHOICES.values()):
+            combo = dict(zip(AXIS_CHOICES, values, strict=True))
+            draft = self.base(combo)
+            lowered = self.trial.lower(draft) if draft is not None else None
+            if draft is None or lowered is None:
+                continue
+            rank = self._axis_rank(lowered)
+            if best is None or rank > best[0]:
+                best = (rank, combo, draft, lowered)
+        if best is None:
+            raise RlcatError([diag("RLC1301", "no recipe of rlcat's schema lowers on this platform")])
+        _, combo, draft, lowered = best
+        self.index = _index_of(self.target, lowered)
+        index = self.index
+        if index is not None:
+            self.null_defaults = {
+                k
+                for k, s in self.source.items()
+                if s.value is None and index.has(k) and index.default(k) is None
+            }
+        return combo, draft, self._entry_findings(combo, lowered)
+
+    def _axis_rank(self, lowered: Lowered) -> tuple[int, ...]:
+        run = self.run
+        entry = run.entrypoint is None or lowered.entrypoint == run.entrypoint
+        index = _index_of(self.target, lowered)
+        covered = 0
+        if index is not None:
+            covered = sum(
+                1
+                for key, s in self.source.items()
+                if index.has(key) or index.open_dict_of(key) is not None or s.prefix
+            )
+        same_entry = int(run.config_name == lowered.config_name)
+        for group in run.groups.keys() | lowered.group_choices.keys():
+            theirs = run.groups.get(group)
+            same_entry += 1 if theirs is not None and theirs.value == lowered.group_choices.get(group) else -1
+        agree = 0
+        for key, setting in finals(lowered).items():
+            if setting.origin.field not in AXES:
+                continue
+            if key in self.source:
+                agree += 1 if same(self.source[key].value, setting.value) else -1
+            elif not self._verl_default(key, setting.value, index):
+                agree -= 1
+        return (entry, covered, same_entry, agree)
+
+    def _entry_findings(self, combo: dict[str, str], lowered: Lowered) -> list[Diagnostic]:
+        run, found = self.run, []
+        where = {"file": run.file, "line": run.line}
+        if run.entrypoint is not None and run.entrypoint != lowered.entrypoint:
+            found.append(self._foreign_entrypoint(run.entrypoint, combo, lowered, where))
+        elif run.config_name is not None and run.config_name != lowered.config_name:
+            found.append(
+                diag(
+                    "RLC1302",
+                    f"entry config {run.config_name}: rlcat's recipe for it runs {lowered.config_name}"
+                    + "".join(f" with {g}={o}" for g, o in lowered.group_choices.items())
+                    + f" ({', '.join(f'{k} {v}' for k, v in combo.items())}); the round trip compares "
+                    "the keys",
+                    severity=Severity.INFO,
+                    **where,
+                )
+            )
+        for group, setting in run.groups.items():
+            if lowered.group_choices.get(group) != setting.value:
+                found.append(
+                    diag(
+                        "RLC1302",
+                        f"'{setting.text}': no axis value of a recipe selects this config-group option; "
+                        f"imported with backend {combo['backend']}, the closest",
+                        severity=Severity.WARNING,
+                        file=run.file,
+                        line=setting.line,
+                        col=setting.col,
+                        key=group,
+                        hint="the recipe schema has no field for verl's other model engines; the keys "
+                        "they alone have are left out",
+                    )
+                )
+        return found
+
+    def _foreign_entrypoint(
+        self, entrypoint: str, combo: dict[str, str], lowered: Lowered, where: dict[str, Any]
+    ) -> Diagnostic:
+        """The launch runs a trainer no mode lowers to (verl's other trainers, verl-recipe's)."""
+        trainers = self._mode_entrypoints()
+        close = did_you_mean(entrypoint.rsplit(".", 1)[-1], [t.rsplit(".", 1)[-1] for t in trainers])
+        closest = next((t for t in trainers if close and t.endswith("." + close[0])), lowered.entrypoint)
+        outside = not entrypoint.startswith("verl.")
+        what = (
+            "is not part of the verl release (verl-recipe's trainers)" if outside else "has no mode in rlcat"
+        )
+        return diag(
+            "RLC1302",
+            f"{entrypoint} {what}: the recipe cannot name it; imported as mode {combo['mode']} "
+            f"({lowered.entrypoint}), the closest core verl trainer being {closest}",
+            severity=Severity.WARNING,
+            key=entrypoint,
+            hint="the recipe schema has no entrypoint field; what that trainer alone reads is compared "
+            "against " + lowered.config_name + "'s key index",
+            **where,
+        )
+
+    def _mode_entrypoints(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for mode in AXIS_CHOICES["mode"]:
+            combo = {a: v[0] for a, v in AXIS_CHOICES.items()} | {"mode": mode}
+            draft = self.base(combo)
+            lowered = self.trial.lower(draft) if draft is not None else None
+            if lowered is not None:
+                seen[lowered.entrypoint] = None
+        return list(seen)
+
+    def base(self, combo: dict[str, str]) -> Draft | None:
+        """The smallest valid draft with these axes: every required field at a probe value (the
+        search replaces them), optional sections added only when the schema asks for one."""
+        draft = Draft(
+            {"name": ENTRY_NAME, "summary": ENTRY_NAME, **combo, "model": ENTRY_NAME, "dataset": ENTRY_NAME},
+            {"name": ENTRY_NAME},
+            {"name": ENTRY_NAME},
+        )
+        every = all_leaves()
+        for leaf in every:
+            if leaf.required:
+                draft = _fill(self.trial, draft, leaf)
+        if self.trial.validate(draft) is not None:
+            return draft
+        sections = sorted({leaf.parts[:1] for leaf in every if leaf.doc == "recipe" and not leaf.required})
+        for section in sections:
+            tried = draft
+            for leaf in every:
+                if leaf.doc == "recipe" and not leaf.required and leaf.needed_below(section):
+                    tried = _fill(self.trial, tried, leaf)
+            if self.trial.validate(tried) is not None:
+                return tried
+        return None
+
+    # --- the fields ----------------------------------------------------------------------------
+
+    def search(self, draft: Draft) -> tuple[Draft, Evaluation]:
+        every = all_leaves()
+        self.probes = {leaf.path: probe_field(self.trial, draft, leaf, every) for leaf in every}
+        current = self.evaluate(draft)
+        for _ in range(_SEARCH_PASSES):
+            improved = False
+            for found in self.probes.values():
+                named = _named_by(found.leaf, current.errors)
+                if not (found.own | found.moved) and not named:
+                    continue
+                for tried in self._tries(draft, found, named, current):
+                    result = self.evaluate(tried)
+                    if result.rank() > current.rank():
+                        draft, current, improved = tried, result, True
+            if not improved:
+                break
+        return draft, current
+
+    def _tries(self, draft: Draft, found: Probe, named: bool, current: Evaluation) -> Iterator[Draft]:
+        """Drafts with the field at each candidate value; a field read only with a companion that
+        is unset is tried with the companion's candidates too (the pairs)."""
+        values = self.candidates(found, named, current)
+        partner = found.companion
+        if partner is None or draft.get(partner) is not UNSET:
+            for value in values:
+                yield draft.with_value(found.leaf, value)
+            return
+        theirs = self.probes.get(partner.path)
+        others = self.candidates(theirs, named, current) if theirs is not None else []
+        for value in values:
+            for other in others:
+                yield draft.with_value(found.leaf, value).with_value(partner, other)
+
+    def candidates(self, found: Probe, named: bool, current: Evaluation) -> list[Any]:
+        """Values worth trying for a field: what the source gives the keys it touches (and verl's
+        defaults of those keys), in the field's types; for a field whose value is not passed on as
+        it is (a GPU pool size), sums and products of those numbers too."""
+        leaf = found.leaf
+        keys = found.own | found.moved
+        if leaf.open_map:
+            return [self._open_map(found.prefix)] if found.prefix else []
+        given = [s.value for k, s in self.source.items() if k in keys or _alternative_of(k, keys, current)]
+        if named:  # a finding names the field: numbers its section's keys are set to may fix it
+            given += [s.value for k, s in self.source.items() if _section_key(k, found, current)]
+        defaults = []
+        if self.index is not None:
+            defaults = [self.index.default(k) for k in found.own if self.index.has(k)]
+        numbers = [v for v in given if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if (not found.identity or named) and len(numbers) > 1:
+            pairs = list(itertools.combinations(sorted(set(numbers)), 2))
+            given += [a * b for a, b in pairs] + [a + b for a, b in pairs]
+            given += [2 * n for n in set(numbers)]
+        options = [v for v in probe_values(leaf) if isinstance(v, bool) or _literal(leaf, v)]
+        out: list[Any] = []
+        for value in [*given, *defaults, *options]:
+            for typed in _as_field_value(leaf, value):
+                if not any(_identical(typed, seen) for seen in out):
+                    out.append(typed)
+        if not leaf.required:
+            out.append(UNSET)
+        return out
+
+    def _open_map(self, prefix: str | None) -> dict[str, Any]:
+        mapping: dict[str, Any] = {}
+        for key, setting in self.source.items():
+            if prefix and key.startswith(prefix + "."):
+                node = mapping
+                *parents, last = key[len(prefix) + 1 :].split(".")
+                for part in parents:
+                    child = node.setdefault(part, {})
+                    if not isinstance(child, dict):
+                        break
+                    node = child
+                else:
+                    node[last] = setting.value
+        return mapping
+
+    # --- the rest: overrides and what is left out ----------------------------------------------
+
+    def solve(self) -> Solution:
+        combo, draft, findings = self.choose_axes()
+        draft, result = self.search(draft)
+        assert self.index is not None and result.lowered is not None
+        draft, result = self._refused_types(draft, result)
+        lowered = result.lowered
+        if lowered is None:  # the search only keeps drafts that validate
+            raise RlcatError([diag("RLC1301", "no recipe of rlcat's schema reproduces this source")])
+        index = self.index
+        overrides: dict[str, SourceSetting] = {}
+        left_out: dict[str, str] = {}
+        adjusted: dict[str, str] = {}
+        for key, setting in self.run.settings.items():
+            if setting.prefix == "+" and index.has(key):
+                adjusted[key] = "written without the `+`, which Hydra refuses on a key the config has"
+                findings.append(
+                    diag(
+                        "RLC1303",
+                        f"'{setting.text}': verl {index.verl_version} has this key, so Hydra would refuse "
+                        "the `+` (Could not append); imported without it",
+                        severity=Severity.WARNING,
+                        file=self.run.file,
+                        line=setting.line,
+                        col=setting.col,
+                        key=key,
+                    )
+                )
+            elif not setting.prefix and not index.has(key) and index.open_dict_of(key) is not None:
+                adjusted[key] = "written with `++`: Hydra refuses a key inside an open dict without it"
+                findings.append(
+                    diag(
+                        "RLC1303",
+                        f"'{setting.text}': a new key inside {index.open_dict_of(key)}, which Hydra "
+                        "refuses without `+` or `++` (Could not override); rlcat writes it with `++`",
+                        severity=Severity.WARNING,
+                        file=self.run.file,
+                        line=setting.line,
+                        col=setting.col,
+                        key=key,
+                    )
+                )
+            if key in result.matched:
+                continue
+            why = self._left_out(setting, index)
+            if why is not None:
+                left_out[key] = why
+                findings.append(self._left_out_finding(setting, why))
+                continue
+            prefix = "" if key in adjusted else setting.prefix
+            overrides[prefix + key] = setting
+        for group, setting in self.run.groups.items():
+            if lowered.group_choices.get(group) != setting.value:
+                left_out[group] = f"config-group choice {setting.value}: no axis value selects it"
+        draft.recipe["overrides"] = {k: _as_written(s) for k, s in overrides.items()}
+        typed = dict(result.matched)
+        unasked = {
+            key: (setting, self._verl_default(key, setting.value))
+            for key, setting in finals(lowered).items()
+            if not ({key, *setting.alternatives} & self.run.settings.keys())
+        }
+        return Solution(
+            draft,
+            combo,
+            index,
+            lowered.entrypoint,
+            lowered.config_name,
+            dict(lowered.group_choices),
+            typed,
+            overrides,
+            left_out,
+            findings,
+            unasked,
+            adjusted,
+        )
+
+    def _refused_types(self, draft: Draft, result: Evaluation) -> tuple[Draft, Evaluation]:
+        """Fields whose value the compile's key check would refuse (a text where verl holds a
+        number) are unset again: the source setting then goes the way of any other."""
+        index = self.index
+        assert index is not None
+        by_path = {p.leaf.path: p.leaf for p in self.probes.values()}
+        for key, setting in result.matched.items():
+            name = index.name_of(key, setting.alternatives)
+            leaf = by_path.get(str(setting.origin.field))
+            if name is None or leaf is None or type_matches(index.type_of(name), setting.value, name):
+                continue
+            draft = draft.with_value(leaf, UNSET)
+        return draft, self.evaluate(draft)
+
+    def _left_out(self, setting: SourceSetting, index: KeyIndex) -> str | None:
+        """Why a source setting no typed field carries cannot go into `overrides:` either."""
+        key, release = setting.key, f"verl {index.verl_version}'s {index.config_name}"
+        if setting.prefix == "~":
+            return "a deletion (~key) has no form in a recipe"
+        if key.split(".", 1)[0] == "hydra":
+            return "Hydra's own setting, not verl's config: rlcat's entry config finds its defaults itself"
+        if not index.has(key) and index.open_dict_of(key) is None:
+            if not setting.prefix:
+                return f"{release} has no such key (Hydra would refuse it)"
+            holders = _releases_with(key, index)
+            if holders:
+                return f"{release} has no such key ({', '.join(holders)} had it): verl never reads it here"
+        try:
+            check_renderable(setting.value)
+        except UnrenderableValue as exc:
+            return f"rlcat cannot write this value in Hydra's override grammar ({exc})"
+        if index.has(key) and not type_matches(index.type_of(key), setting.value, key):
+            return (
+                f"{release} holds a {index.type_of(key)} there and rlcat's key check refuses a "
+                f"{type(setting.value).__name__} (RLC402)"
+            )
+        return None
+
+    def _left_out_finding(self, setting: SourceSetting, why: str) -> Diagnostic:
+        return diag(
+            "RLC1303",
+            f"'{setting.text}' is left out of the recipe: {why}",
+            file=self.run.file,
+            line=setting.line,
+            col=setting.col,
+            key=setting.key,
+            hint="the recipe carries it as a comment; Hydra would refuse it on this release",
+        )
+
+
+def _releases_with(key: str, index: KeyIndex) -> list[str]:
+    """The other releases whose same entry config has `key`."""
+    holders = []
+    for version in available_versions():
+        if version == index.verl_version:
+            continue
+        try:
+            other = load_index(version, index.config_name, index.group_overrides)
+        except RlcatError:
+            continue
+        if other.has(key):
+            holders.append(version)
+    return holders
+
+
+def _index_of(target: Target, lowered: Lowered) -> KeyIndex | None:
+    groups = tuple(f"{g}={o}" for g, o in lowered.group_choices.items())
+    try:
+        return load_index(target.profile.verl_index, lowered.config_name, groups)
+    except RlcatError:
+        return None
+
+
+def _fill(trial: Trial, draft: Draft, leaf: Leaf) -> Draft:
+    """The draft with `leaf` at the first probe value the schema accepts (else the first one)."""
+    values = probe_values(leaf)
+    for value in values:
+        tried = draft.with_value(leaf, value)
+        if trial.validate(tried) is not None:
+            return tried
+    return draft.with_value(leaf, values[0]) if values else draft
+
+
+def _named_by(leaf: Leaf, errors: Iterable[Diagnostic]) -> bool:
+    path = ".".join(leaf.parts)
+    return leaf.doc == "recipe" and any(
+        d.key and (path == d.key or path.startswith(d.key + ".")) for d in errors
+    )
+
+
+def _section_key(key: str, found: Probe, current: Evaluation) -> bool:
+    """Is `key` set by a field in the same section as `found`'s field (its siblings)?"""
+    if current.lowered is None:
+        return False
+    section = found.leaf.parts[:-1]
+    setting = finals(current.lowered).get(key)
+    origin = setting.origin.field if setting is not None else None
+    return bool(origin) and tuple(str(origin).split(".")[: len(section)]) == section
+
+
+def _alternative_of(key: str, keys: set[str], current: Evaluation) -> bool:
+    if current.lowered is None:
+        return False
+    return any(key in s.alternatives for k, s in finals(current.lowered).items() if k in keys)
+
+
+def _literal(leaf: Leaf, value: Any) -> bool:
+    return any(
+        typing.get_origin(kind) is Literal and value in typing.get_args(kind)
+        for kind in base_types(leaf.annotation)
+    )
+
+
+def _as_field_value(leaf: Leaf, value: Any) -> list[Any]:
+    """`value` in the types the field takes (an integral float for an int field, one item for a
+    list field); nothing when it fits none of them."""
+    out: list[Any] = []
+    for kind in base_types(leaf.annotation):
+        origin = typing.get_origin(kind)
+        if origin is Literal:
+            if value in typing.get_args(kind) and not isinstance(value, bool):
+                out.append(value)
+        elif origin is list:
+            items = value if isinstance(value, list) else [value]
+            inner = base_types(typing.get_args(kind)[0])[0]
+            if all(_fits(inner, v) for v in items):
+                out.append(list(items))
+        elif _fits(kind, value):
+            out.append(int(value) if kind is int else value)
+    return out
+
+
+def _fits(kind: Any, value: Any) -> bool:
+    if kind is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if kind is int:
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if kind is float:
+        return isinstance(value, (int, float))
+    if kind is str:
+        return isinstance(value, str)
+    return False
+
+
+def _identical(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _as_written(setting: SourceSetting) -> Any:
+    """A source value for `overrides:`: text with `${` stays a live interpolation, as verl read it."""
+
+    def live(value: Any) -> Any:
+        if isinstance(value, str) and "${" in value:
+            return RequestedInterpolation(value)
+        if isinstance(value, list):
+            return [live(v) for v in value]
+        if isinstance(value, dict):
+            return {k: live(v) for k, v in value.items()}
+        return value
+
+    return live(setting.value)

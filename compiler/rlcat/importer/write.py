@@ -1,0 +1,136 @@
+"""The files `rlcat import` writes: the recipe, each setting under a comment naming the source
+line that set it, and the new catalog entries. Values go through emit.formats.yaml_document and
+comments through comment_line, so nothing from the source can start a line of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rlcat.emit.formats import comment_line, yaml_document
+from rlcat.importer.entries import NewEntry
+from rlcat.importer.solve import Solution
+from rlcat.importer.source import SourceRun, SourceSetting
+from rlcat.model.recipe import Recipe
+
+_MAX_NOTES = 4  # source lines named above one setting; more are counted
+
+
+def recipe_text(run: SourceRun, solution: Solution, name: str) -> str:
+    """The recipe file: a header naming the source, the recipe's fields in the schema's order
+    (each under the source lines it carries), `env:`, `overrides:`, and what was left out."""
+    notes = _notes_by_field(solution, run)
+    for written, setting in solution.overrides.items():
+        notes[f"overrides.{written}"] = [_note(setting)]
+    env_note = f"line {run.line}: the environment of the launch" if run.line else "the source's environment"
+    for variable in run.env:
+        notes[f"env.{variable}"] = [env_note]
+    data = {k: v for k, v in solution.draft.recipe.items() if k != "overrides"}
+    data["name"] = name
+    data["summary"] = f"Imported from {run.file}"
+    if run.env:
+        data["env"] = dict(run.env)
+    if solution.draft.recipe.get("overrides"):
+        data["overrides"] = solution.draft.recipe["overrides"]
+    head = [
+        comment_line(f"Imported by `rlcat import` from {run.file}"),
+        comment_line(
+            f"({solution.entrypoint} --config-name {solution.config_name}"
+            + "".join(f" {g}={o}" for g, o in solution.group_choices.items())
+            + "). Each setting's comment names the source line that gave verl its value; `overrides:`"
+        ),
+        comment_line("holds the keys no typed field sets."),
+    ]
+    body = _lines(_ordered(data), (), 0, notes)
+    tail = []
+    if solution.left_out:
+        tail = ["", comment_line("Left out (the recipe cannot say them, or Hydra would refuse them here):")]
+        for key, why in solution.left_out.items():
+            found = run.settings.get(key) or run.groups.get(key)
+            shown = _note(found) if found is not None else key
+            tail.append(comment_line(f"  {shown} — {why}"))
+    return "\n".join([*head, *body, *tail]) + "\n"
+
+
+def entry_text(entry: NewEntry, run: SourceRun, solution: Solution) -> str:
+    """A new catalog entry, under a comment naming the source and the fields it had to guess."""
+    notes: dict[str, list[str]] = {}
+    for key, setting in solution.typed.items():
+        if setting.origin.field == entry.kind and key in run.settings:
+            notes.setdefault("", []).append(_note(run.settings[key]))
+    head = [comment_line(f"Written by `rlcat import` from {run.file}")]
+    head += [comment_line(f"  {note}") for note in notes.get("", [])[:_MAX_NOTES]]
+    for guessed in entry.guessed:
+        notes[guessed] = [f"not in the source: {_why_guessed(guessed)}"]
+    return "\n".join([*head, *_lines(entry.data, (), 0, notes)]) + "\n"
+
+
+def _why_guessed(field: str) -> str:
+    if field == "max_position_embeddings":
+        return "set to prompt + response, the least the run needs; take it from config.json"
+    return "fill in"
+
+
+def _notes_by_field(solution: Solution, run: SourceRun) -> dict[str, list[str]]:
+    """Source lines by the recipe field that carries them (Origin.field of the typed settings)."""
+    found: dict[str, list[SourceSetting]] = {}
+    for key, setting in solution.typed.items():
+        owner = setting.origin.field
+        if owner and key in run.settings:
+            found.setdefault(owner, []).append(run.settings[key])
+    notes: dict[str, list[str]] = {}
+    for key, (setting, default) in solution.unasked.items():
+        owner = setting.origin.field
+        if owner and owner not in found and owner not in notes:
+            notes[owner] = [
+                f"not in the source: gives {key} verl's default"
+                if default
+                else f"not in the source: rlcat sets {key} (verl's default differs)"
+            ]
+    for owner, settings in found.items():
+        ordered = sorted(settings, key=lambda s: (s.line or 0, s.col or 0))
+        shown = [_note(s) for s in ordered[:_MAX_NOTES]]
+        if len(ordered) > _MAX_NOTES:
+            shown.append(f"... and {len(ordered) - _MAX_NOTES} more")
+        notes[owner] = shown
+    return notes
+
+
+def _note(setting: SourceSetting) -> str:
+    where = f"line {setting.line}" if setting.line is not None else "source"
+    return f"{where}: {setting.text}"
+
+
+def _ordered(data: dict[str, Any]) -> dict[str, Any]:
+    declared = [info.alias or field for field, info in Recipe.model_fields.items()]
+    rank = {field: i for i, field in enumerate(declared)}
+    return dict(sorted(data.items(), key=lambda item: rank.get(item[0], len(rank))))
+
+
+def _lines(
+    data: Mapping[str, Any], path: tuple[str, ...], indent: int, notes: Mapping[str, list[str]]
+) -> list[str]:
+    pad = "  " * indent
+    out: list[str] = []
+    if path != ("overrides",):
+        # source lines carried by a field left at its default (not written): said here, once
+        depth = len(path)
+        for owner, lines in notes.items():
+            parts = owner.split(".")
+            if parts[:depth] == list(path) and len(parts) > depth and parts[depth] not in data:
+                out += [pad + comment_line(f"{line} (kept by the default of {owner})") for line in lines]
+    for key, value in data.items():
+        dotted = ".".join((*path, key)) if path != ("overrides",) else f"overrides.{key}"
+        for note in notes.get(dotted, []):
+            out.append(pad + comment_line(note))
+        if isinstance(value, dict) and value and path != ("overrides",):
+            out.append(pad + _key(key) + ":")
+            out += _lines(value, (*path, key), indent + 1, notes)
+        else:
+            out += [pad + line for line in yaml_document({key: value}).splitlines()]
+    return out
+
+
+def _key(key: str) -> str:
+    """A mapping key as YAML writes it (quoted where it must be)."""
+    return yaml_document({key: 0}).rstrip("\n").removesuffix(": 0")
