@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Literal
 
 import typer
 
-from rlcat.catalog import repo_root
+from rlcat.catalog import Catalog, builtin_root, repo_root
 from rlcat.cli.app import app
-from rlcat.dev import schemas, trees, wheelhouse
+from rlcat.dev import coverage, schemas, trees, wheelhouse
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError
 
 dev_app = typer.Typer(
@@ -22,9 +23,12 @@ dev_app = typer.Typer(
   rlcat dev verl-index --check
 
   rlcat dev schemas --check
+
+  rlcat dev schema-coverage
 """,
 )
 app.add_typer(dev_app, name="dev")
+CoverageFormat = Literal["text", "json"]
 
 
 @dev_app.command(
@@ -78,6 +82,41 @@ def dev_schemas(
     if check and stale:
         sys.stderr.write("run `rlcat dev schemas` to regenerate them\n")
         raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+@dev_app.command(
+    "schema-coverage",
+    epilog="""Examples:
+
+  rlcat dev schema-coverage --top 40
+""",
+)
+def dev_schema_coverage(
+    top: Annotated[int, typer.Option("--top", min=1, help="Unmodelled concepts to list.")] = 25,
+    fmt: Annotated[CoverageFormat, typer.Option("--format", help="text or json.")] = "text",
+    scripts: Annotated[
+        Path | None,
+        typer.Option(
+            "--scripts",
+            help="Folder of reference scripts' JSON records (default: tests/data/upstream_scripts).",
+        ),
+    ] = None,
+) -> None:
+    """Share of the upstream scripts' override keys that land in typed recipe fields, and the most
+    frequent keys the schema does not model, grouped by concept."""
+    from rlcat.docsite.data import load_site  # the docs' compiles of every built-in recipe
+
+    root = repo_root()
+    folder = scripts or (root / "tests" / "data" / "upstream_scripts" if root else None)
+    if folder is None or not folder.is_dir():
+        raise RlcatError(
+            [Diagnostic("RLC105", f"no folder of reference scripts: {folder}", hint="pass --scripts DIR")]
+        )
+    site = load_site(builtin_root())
+    plans = [cell.compiled for cell in site.cells if cell.compiled is not None]
+    typed = coverage.typed_keys(plans, Catalog([builtin_root()]))
+    measured = coverage.measure(folder, typed)
+    sys.stdout.write(coverage.as_json(measured) if fmt == "json" else coverage.render(measured, top))
 
 
 @dev_app.command(

@@ -40,6 +40,8 @@ BASE_ENTRIES: tuple[str, ...] = (
     "ppo_megatron_trainer",
     "fully_async_ppo_trainer",
     "fully_async_ppo_megatron_trainer",
+    "one_step_off_ppo_trainer",
+    "one_step_off_ppo_megatron_trainer",
 )
 
 #: Group-override variants: (entry config, group, option). A variant is indexed for a release only

@@ -27,6 +27,8 @@ ENTRY_DIRS: dict[str, str] = {
     "ppo_megatron_trainer": "verl/trainer/config",
     "fully_async_ppo_trainer": "verl/experimental/fully_async_policy/config",
     "fully_async_ppo_megatron_trainer": "verl/experimental/fully_async_policy/config",
+    "one_step_off_ppo_trainer": "verl/experimental/one_step_off_policy/config",
+    "one_step_off_ppo_megatron_trainer": "verl/experimental/one_step_off_policy/config",
 }
 
 _TRAINER_DIR = "verl/trainer/config"

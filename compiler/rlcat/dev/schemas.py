@@ -16,12 +16,14 @@ from pydantic import BaseModel
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
+from rlcat.model.results import Result
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "recipe.schema.json": Recipe,
     "model.schema.json": ModelEntry,
     "dataset.schema.json": DatasetEntry,
     "platform.schema.json": PlatformProfile,
+    "result.schema.json": Result,
 }
 ID_BASE = "https://rlcat.dev/schemas/"
 

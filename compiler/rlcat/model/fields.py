@@ -3,6 +3,7 @@ field and what the field reference page lists."""
 
 from __future__ import annotations
 
+import json
 import types
 import typing
 from functools import cache
@@ -59,3 +60,30 @@ def field_info(path: str) -> FieldInfo:
         model = value_type(info.annotation)
     assert info is not None
     return info
+
+
+def sample_values(path: str) -> list[str]:
+    """Values of a field's type, as `--set` reads them (YAML): what a tool that compiles a recipe with
+    one field changed tries (the field reference page, `rlcat dev schema-coverage`). Empty for a
+    section or a type with no obvious sample."""
+    return _samples_of(value_type(field_info(path).annotation))
+
+
+def _samples_of(kind: Any) -> list[str]:
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return []
+    origin = typing.get_origin(kind)
+    if origin is typing.Literal:
+        return [json.dumps(v) for v in typing.get_args(kind)]
+    if origin in (typing.Union, types.UnionType):  # `str | list[str]`: the first member's samples
+        return _samples_of(value_type(typing.get_args(kind)[0]))
+    if origin is list:
+        inner = _samples_of(value_type(typing.get_args(kind)[0])) if typing.get_args(kind) else []
+        return [f"[{inner[0]}]"] if inner else ["[1, 2]"]
+    if origin is dict:  # an open mapping: one entry (under each key a closed key type allows)
+        key_type, item_type = (value_type(a) for a in typing.get_args(kind))
+        item = (_samples_of(item_type) or ["1"])[0]
+        closed = typing.get_origin(key_type) is typing.Literal
+        keys = [json.dumps(k) for k in typing.get_args(key_type)] if closed else ["rlcat_probe"]
+        return ["{" + ", ".join(f"{k}: {item}" for k in keys) + "}"]
+    return {bool: ["true", "false"], int: ["2", "1"], float: ["0.5", "2.0"], str: ['"example"']}.get(kind, [])

@@ -18,6 +18,11 @@ FULLY_ASYNC = {
     "data.gen_batch_size": (1, "the rollouter generates one prompt at a time"),
     f"{ARF}.rollout.mode": ("async", "the rollouter serves an async engine"),
 }
+# one_step_off_policy/ray_trainer.py asserts both (lines 88 and 180 in verl 0.9.1)
+ONE_STEP_OFF = {
+    f"{ARF}.hybrid_engine": (False, "trainer and rollout run on separate GPU pools"),
+    f"{ARF}.rollout.mode": ("async", "the trainer drives an async rollout"),
+}
 
 
 @register
@@ -61,14 +66,15 @@ class FullyAsyncInvariants(Guard):
                 yield Finding(
                     "colocate mode needs actor_rollout_ref.hybrid_engine=True",
                     key=f"{ARF}.hybrid_engine",
-                    hint="only the fully_async mode turns it off",
+                    hint="only the fully_async and one_step_off modes turn it off",
                 )
             return
-        for key, (want, why) in FULLY_ASYNC.items():
+        invariants = ONE_STEP_OFF if ctx.recipe.mode == "one_step_off" else FULLY_ASYNC
+        for key, (want, why) in invariants.items():
             got = ctx.value(key)
             if not same_value(got, want):
                 yield Finding(
-                    f"fully_async needs {key}={want!r} ({why}); got {got!r}",
+                    f"{ctx.recipe.mode} needs {key}={want!r} ({why}); got {got!r}",
                     key=key,
                     hint="remove the override: the mode sets it",
                 )

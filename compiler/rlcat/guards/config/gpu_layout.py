@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.model.axes import SPLIT_MODES
 from rlcat.pipeline.lower.common import ARF
 
 
@@ -52,7 +53,7 @@ class ParallelismFitsGpus(Guard):
         # the GPUs verl will be given, after every layer: the recipe's resources, or an override of
         # trainer.n_gpus_per_node in `overrides:` or on the command line
         trainer = (v("trainer.nnodes") or 1) * (v("trainer.n_gpus_per_node") or 0)
-        if r.mode == "fully_async":
+        if r.mode in SPLIT_MODES:
             rollout = (v("rollout.nnodes") or 1) * (v("rollout.n_gpus_per_node") or 0)
         else:
             rollout = trainer
@@ -85,7 +86,7 @@ class ParallelismFitsGpus(Guard):
                 f"rollout TP {rtp} does not divide the {rollout} rollout GPUs",
                 key=f"{ARF}.rollout.tensor_model_parallel_size",
             )
-        per_node = v("rollout.n_gpus_per_node" if r.mode == "fully_async" else "trainer.n_gpus_per_node")
+        per_node = v("rollout.n_gpus_per_node" if r.mode in SPLIT_MODES else "trainer.n_gpus_per_node")
         if isinstance(per_node, int) and rtp > per_node:
             yield Finding(
                 f"rollout TP {rtp} spans more than one node ({per_node} GPUs per node)",

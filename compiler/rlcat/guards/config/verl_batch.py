@@ -20,7 +20,7 @@ from packaging.version import Version
 
 from rlcat.guards.base import Context
 from rlcat.pipeline.lower.common import ARF
-from rlcat.pipeline.lower.mode import MAIN_PPO
+from rlcat.pipeline.lower.mode import MAIN_PPO, ONE_STEP_OFF_MAIN
 
 # Where each assertion lives, per release (read from the wheels; line of the raise or assert).
 LINES: dict[str, dict[str, str]] = {
@@ -140,7 +140,8 @@ def read_plan(ctx: Context) -> BatchPlan:
         release=release,
         engine_workers=engine_workers,
         megatron=megatron,
-        runs_validate_config=ctx.plan.entrypoint == MAIN_PPO,
+        # one_step_off_policy/main_ppo.py:51 calls validate_config too
+        runs_validate_config=ctx.plan.entrypoint in (MAIN_PPO, ONE_STEP_OFF_MAIN),
         gpus=gpus,
         train=_int(v("data.train_batch_size")),
         n=_int(v(f"{ARF}.rollout.n")) or 1,

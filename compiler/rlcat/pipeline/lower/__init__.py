@@ -16,9 +16,10 @@ from rlcat.pipeline.lower.common import (
 from rlcat.pipeline.lower.context import Lowered, Lowering, Target
 from rlcat.pipeline.lower.engine import lower_engine
 from rlcat.pipeline.lower.mode import lower_mode
+from rlcat.pipeline.lower.reward import lower_reward
 from rlcat.pipeline.resolve import Resolved
 
-# The order here is the order overrides are printed in: data, algorithm, model and actor, rollout,
+# The order here is the order overrides are printed in: data, algorithm and reward, model and actor, rollout,
 # critic, layout and mode, trainer, then the recipe's own escape hatches.
 STEPS = (
     lower_data,
@@ -26,6 +27,7 @@ STEPS = (
     lower_batch,
     lower_actor_optim,
     lower_algorithm,
+    lower_reward,
     lower_backend,
     lower_engine,
     lower_rollout,

@@ -48,6 +48,11 @@ def lower_algorithm(lo: Lowering) -> None:
             origin=axis("algorithm", algo, "DAPO's token-level policy-gradient loss"),
         )
 
+    lo.set_if(f"{ARF}.actor.policy_loss.loss_mode", s.policy_loss, "algo.policy_loss")
+    lo.set_if("algorithm.gamma", s.gamma, "algo.gamma")
+    lo.set_if("algorithm.lam", s.lam, "algo.lam")
+    _rollout_correction(lo)
+
     if algo == "dapo":
         _dapo(lo)
     else:
@@ -60,6 +65,34 @@ def lower_algorithm(lo: Lowering) -> None:
                 )
     if algo == "ppo":
         _critic(lo)
+
+
+# recipe field → verl key under algorithm.rollout_correction (algorithm/rollout_correction.yaml,
+# the same keys in 0.7.1, 0.9.0 and 0.9.1)
+ROLLOUT_CORRECTION = {
+    "importance_sampling": "rollout_is",
+    "is_threshold": "rollout_is_threshold",
+    "is_batch_normalize": "rollout_is_batch_normalize",
+    "rejection_sampling": "rollout_rs",
+    "rs_threshold": "rollout_rs_threshold",
+    "bypass_mode": "bypass_mode",
+    "loss_type": "loss_type",
+}
+
+
+def _rollout_correction(lo: Lowering) -> None:
+    """Importance and rejection sampling between the rollout's and the trainer's policies. Both
+    compare against the log probs the rollout sampled with, which the rollout only returns with
+    rollout.calculate_log_probs (verl/trainer/ppo/rollout_corr_helper.py reads rollout_log_probs)."""
+    rc = lo.recipe.algorithm_settings.rollout_correction
+    if rc is None:
+        return
+    for field, key in ROLLOUT_CORRECTION.items():
+        lo.set_if(
+            f"algorithm.rollout_correction.{key}", getattr(rc, field), f"algo.rollout_correction.{field}"
+        )
+    if rc.importance_sampling is not None or rc.rejection_sampling is not None or rc.bypass_mode:
+        lo.set(f"{ARF}.rollout.calculate_log_probs", True, "algo.rollout_correction")
 
 
 def _dapo(lo: Lowering) -> None:
@@ -80,16 +113,21 @@ def _dapo(lo: Lowering) -> None:
             origin=axis("algorithm", "dapo", "the overlong buffer is applied by verl's dapo reward manager"),
             alternatives=("reward_model.reward_manager",),
         )
-        kw = "reward.reward_kwargs"
-        lo.set(f"{kw}.overlong_buffer_cfg.enable", ob.enabled, "algo.overlong_buffer.enabled")
-        lo.set(f"{kw}.overlong_buffer_cfg.len", ob.length, "algo.overlong_buffer.length")
-        lo.set(
-            f"{kw}.overlong_buffer_cfg.penalty_factor",
-            ob.penalty_factor,
-            "algo.overlong_buffer.penalty_factor",
-        )
-        lo.set(f"{kw}.overlong_buffer_cfg.log", ob.log, "algo.overlong_buffer.log")
-        lo.set(f"{kw}.max_resp_len", r.batch.max_response_length, "batch.max_response_length")
+        # reward.reward_kwargs is open in every indexed release; the legacy reward_model.reward_kwargs
+        # (migrated there by 0.7.1's main_ppo and the fully-async entrypoint) is its other name
+        for name, value, field in (
+            ("overlong_buffer_cfg.enable", ob.enabled, "algo.overlong_buffer.enabled"),
+            ("overlong_buffer_cfg.len", ob.length, "algo.overlong_buffer.length"),
+            ("overlong_buffer_cfg.penalty_factor", ob.penalty_factor, "algo.overlong_buffer.penalty_factor"),
+            ("overlong_buffer_cfg.log", ob.log, "algo.overlong_buffer.log"),
+            ("max_resp_len", r.batch.max_response_length, "batch.max_response_length"),
+        ):
+            lo.set(
+                f"reward.reward_kwargs.{name}",
+                value,
+                field,
+                alternatives=(f"reward_model.reward_kwargs.{name}",),
+            )
         if ob.length >= r.batch.max_response_length:
             lo.error(
                 "RLC301",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rlcat.pipeline.lower.common import ARF, flatten, split_prefix
+from rlcat.pipeline.lower.common import ARF, flatten, launch_path, split_prefix
 from rlcat.pipeline.lower.context import Lowering, axis
 from rlcat.pipeline.plan import Origin
 from rlcat.verl import index as verl_index
@@ -10,6 +10,7 @@ from rlcat.verl import index as verl_index
 MEGATRON_PARALLEL = {
     "tp": "tensor_model_parallel_size",
     "pp": "pipeline_model_parallel_size",
+    "vpp": "virtual_pipeline_model_parallel_size",
     "cp": "context_parallel_size",
     "ep": "expert_model_parallel_size",
     "etp": "expert_tensor_parallel_size",
@@ -28,6 +29,30 @@ def lower_backend(lo: Lowering) -> None:
         _megatron(lo)
     else:
         _fsdp(lo)
+    _lora(lo)
+
+
+def _lora(lo: Lowering) -> None:
+    """LoRA: verl's FSDP engine reads model.lora_rank, lora_alpha, target_modules and
+    lora_adapter_path; its Megatron engine model.lora.* (verl/workers/config/model.py:122-134 in 0.9.1,
+    "TODO: unify fsdp and megatron lora config"). Either way the trainer keeps the reference inside
+    the actor, without the adapter (verl/trainer/ppo/ray_trainer.py:358)."""
+    lora = lo.recipe.actor.lora
+    if lora is None:
+        return
+    model = f"{ARF}.model"
+    names = (
+        {"rank": "lora.rank", "alpha": "lora.alpha", "target_modules": "lora.target_modules"}
+        if lo.recipe.backend == "megatron"
+        else {"rank": "lora_rank", "alpha": "lora_alpha", "target_modules": "target_modules"}
+    )
+    for field, key in names.items():
+        value = getattr(lora, field)
+        lo.set_if(f"{model}.{key}", list(value) if isinstance(value, list) else value, f"actor.lora.{field}")
+    if lora.adapter_path is not None:
+        key = "lora.adapter_path" if lo.recipe.backend == "megatron" else "lora_adapter_path"
+        lo.set(f"{model}.{key}", launch_path(lora.adapter_path), "actor.lora.adapter_path")
+    lo.set_if(f"{ARF}.rollout.layered_summon", lora.layered_summon, "actor.lora.layered_summon")
 
 
 def _roles(lo: Lowering) -> list[str]:
@@ -51,6 +76,7 @@ def _fsdp(lo: Lowering) -> None:
                 )
     _fsdp_strategies(lo)
     actor = r.actor
+    _refuse_set(lo, "actor.megatron", ("use_dist_checkpointing", "router_replay"), "a Megatron setting")
     lo.set_if(f"{ARF}.actor.fsdp_config.param_offload", actor.offload.param, "actor.offload.param")
     lo.set_if(
         f"{ARF}.actor.fsdp_config.optimizer_offload", actor.offload.optimizer, "actor.offload.optimizer"
@@ -66,6 +92,9 @@ def _fsdp(lo: Lowering) -> None:
     lo.set_if(f"{ARF}.actor.ulysses_sequence_parallel_size", par.actor.sp, "parallelism.actor.sp")
     lo.set_if(f"{ARF}.ref.ulysses_sequence_parallel_size", par.ref.sp, "parallelism.ref.sp")
     lo.set_if(f"{ARF}.actor.fsdp_config.fsdp_size", par.actor.fsdp_size, "parallelism.actor.fsdp_size")
+    for role in ("actor", "ref"):
+        for name in ("dtype", "model_dtype", "reshard_after_forward", "forward_prefetch", "offload_policy"):
+            lo.set_if(f"{ARF}.{role}.fsdp_config.{name}", getattr(actor.fsdp, name), f"actor.fsdp.{name}")
     if r.critic is not None:
         lo.set_if("critic.ulysses_sequence_parallel_size", par.critic.sp, "parallelism.critic.sp")
         for name in ("param", "optimizer"):
@@ -76,6 +105,17 @@ def _fsdp(lo: Lowering) -> None:
                 alternatives=(f"critic.model.fsdp_config.{name}_offload",),
             )
         lo.set_if("critic.grad_clip", r.critic.optim.grad_clip, "critic.optim.grad_clip")
+
+
+def _refuse_set(lo: Lowering, section: str, names: tuple[str, ...], what: str) -> None:
+    """A field of the other backend that the recipe sets: an error, not a setting silently dropped."""
+    for name in names:
+        if lo.resolved.source.origin((*section.split("."), name)) is not None:
+            lo.error(
+                "RLC301",
+                f"{section}.{name} is {what}; backend {lo.recipe.backend} does not read it",
+                f"{section}.{name}",
+            )
 
 
 def _fsdp_strategies(lo: Lowering) -> None:
@@ -161,6 +201,7 @@ def _megatron(lo: Lowering) -> None:
                     f"parallelism.{role}.{short}",
                 )
     actor = r.actor
+    _refuse_set(lo, "actor.fsdp", tuple(type(actor.fsdp).model_fields), "an FSDP setting")
     meg = f"{ARF}.actor.megatron"
     lo.set_if(f"{meg}.param_offload", actor.offload.param, "actor.offload.param")
     lo.set_if(f"{meg}.optimizer_offload", actor.offload.optimizer, "actor.offload.optimizer")
@@ -174,6 +215,13 @@ def _megatron(lo: Lowering) -> None:
     m = actor.megatron
     for name in ("use_mbridge", "vanilla_mbridge", "use_remove_padding", "dtype"):
         lo.set_if(f"{meg}.{name}", getattr(m, name), f"actor.megatron.{name}")
+    for role in ("actor", "ref"):
+        lo.set_if(
+            f"{ARF}.{role}.megatron.use_dist_checkpointing",
+            m.use_dist_checkpointing,
+            "actor.megatron.use_dist_checkpointing",
+        )
+    lo.set_if(f"{meg}.router_replay.mode", m.router_replay, "actor.megatron.router_replay")
     for key, value in flatten(f"{meg}.override_transformer_config", m.override_transformer_config):
         lo.set(
             key,

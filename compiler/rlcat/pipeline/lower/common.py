@@ -90,6 +90,16 @@ def lower_model(lo: Lowering) -> None:
             lo.set(key, True, origin=lo.resolved.model_origin, optional=key.startswith("data."))
     for key, value in flatten(f"{ARF}.model.override_config", actor.model_override_config):
         lo.set(key, value, "actor.model_override_config." + key.split("override_config.", 1)[1])
+    lo.set_if(f"{ARF}.model.use_fused_kernels", actor.use_fused_kernels, "actor.use_fused_kernels")
+    # the reference reads the actor's value through an interpolation, but upstream scripts write
+    # both, and a `--set` on one then reads the same in either role
+    for role in ("actor", "ref"):
+        lo.set_if(f"{ARF}.{role}.use_torch_compile", actor.use_torch_compile, "actor.use_torch_compile")
+        lo.set_if(
+            f"{ARF}.{role}.entropy_from_logits_with_chunking",
+            actor.entropy_from_logits_with_chunking,
+            "actor.entropy_from_logits_with_chunking",
+        )
 
 
 def lower_batch(lo: Lowering) -> None:
@@ -144,10 +154,47 @@ def lower_rollout(lo: Lowering) -> None:
         "dtype",
         "cudagraph_capture_sizes",
         "enforce_eager",
+        "free_cache_engine",
+        "enable_prefix_caching",
+        "max_num_seqs",
+        "ignore_eos",
+        "load_format",
+        "quantization",
     ):
         lo.set_if(f"{pre}.{name}", getattr(r, name), f"rollout.{name}")
+    lo.set_if(
+        f"{pre}.checkpoint_engine.update_weights_bucket_megabytes",
+        r.weight_sync_bucket_mb,
+        "rollout.weight_sync_bucket_mb",
+    )
+    lo.set_if(f"{pre}.enable_rollout_routing_replay", r.routing_replay, "rollout.routing_replay")
     for name in ("temperature", "top_p", "top_k", "do_sample", "n"):
         lo.set_if(f"{pre}.val_kwargs.{name}", getattr(r.val, name), f"rollout.val.{name}")
+    _multi_turn(lo)
+
+
+def _multi_turn(lo: Lowering) -> None:
+    """Multi-turn rollout with tools: verl's agent loop reads rollout.multi_turn and rollout.agent
+    (verl/experimental/agent_loop/tool_agent_loop.py)."""
+    mt = lo.recipe.rollout.multi_turn
+    if mt is None:
+        return
+    pre = f"{ARF}.rollout.multi_turn"
+    lo.set(f"{pre}.enable", mt.enabled, "rollout.multi_turn.enabled")
+    if mt.tool_config_path is not None:
+        lo.set(
+            f"{pre}.tool_config_path", launch_path(mt.tool_config_path), "rollout.multi_turn.tool_config_path"
+        )
+    for name in (
+        "format",
+        "max_user_turns",
+        "max_assistant_turns",
+        "max_parallel_calls",
+        "max_tool_response_length",
+    ):
+        lo.set_if(f"{pre}.{name}", getattr(mt, name), f"rollout.multi_turn.{name}")
+    lo.set_if(f"{ARF}.rollout.agent.default_agent_loop", mt.agent_loop, "rollout.multi_turn.agent_loop")
+    lo.set_if(f"{ARF}.rollout.agent.num_workers", mt.agent_workers, "rollout.multi_turn.agent_workers")
 
 
 def lower_trainer(lo: Lowering) -> None:
@@ -166,6 +213,27 @@ def lower_trainer(lo: Lowering) -> None:
     lo.set_if("trainer.resume_mode", t.resume_mode, "trainer.resume_mode")
     lo.set_if("trainer.log_val_generations", t.log_val_generations, "trainer.log_val_generations")
     lo.set_if("trainer.balance_batch", t.balance_batch, "trainer.balance_batch")
+    _checkpoint(lo)
+
+
+def _checkpoint(lo: Lowering) -> None:
+    """Checkpoint folder, contents and retention (trainer.save_freq says how often)."""
+    c = lo.recipe.trainer.checkpoint
+    if c.dir is not None:
+        lo.set("trainer.default_local_dir", launch_path(c.dir), "trainer.checkpoint.dir")
+    if c.resume_from is not None:
+        lo.set("trainer.resume_from_path", launch_path(c.resume_from), "trainer.checkpoint.resume_from")
+    roles = [f"{ARF}.actor"] + (["critic"] if lo.recipe.critic is not None else [])
+    for role in roles:
+        for name in ("save_contents", "load_contents"):
+            value = getattr(c, name)
+            lo.set_if(
+                f"{role}.checkpoint.{name}",
+                None if value is None else list(value),
+                f"trainer.checkpoint.{name}",
+            )
+    lo.set_if("trainer.max_actor_ckpt_to_keep", c.keep_actor, "trainer.checkpoint.keep_actor")
+    lo.set_if("trainer.max_critic_ckpt_to_keep", c.keep_critic, "trainer.checkpoint.keep_critic")
 
 
 def lower_escape_hatches(lo: Lowering) -> None:

@@ -1,4 +1,9 @@
-"""Mode axis: entrypoint and entry config, GPU layout, and the invariants a mode brings."""
+"""Mode axis: entrypoint and entry config, GPU layout, and the invariants a mode brings.
+
+Three modes: colocate (verl.trainer.main_ppo: trainer and rollout share every GPU), fully_async
+(verl.experimental.fully_async_policy: separate pools, samples streamed) and one_step_off
+(verl.experimental.one_step_off_policy: separate pools, the rollout generates the next batch with
+weights one step old while the trainer trains on the current one)."""
 
 from __future__ import annotations
 
@@ -7,11 +12,17 @@ from rlcat.pipeline.lower.context import Lowering, invariant
 
 MAIN_PPO = "verl.trainer.main_ppo"
 FULLY_ASYNC_MAIN = "verl.experimental.fully_async_policy.fully_async_main"
+# the module and its hydra.main config exist in the 0.9.0 and 0.9.1 wheels
+# (verl/experimental/one_step_off_policy/main_ppo.py: config_name="one_step_off_ppo_trainer");
+# 0.7.1's wheel ships the config folder only (its source checkout has the module)
+ONE_STEP_OFF_MAIN = "verl.experimental.one_step_off_policy.main_ppo"
 
 
 def lower_mode(lo: Lowering) -> None:
     if lo.recipe.mode == "fully_async":
         _fully_async(lo)
+    elif lo.recipe.mode == "one_step_off":
+        _one_step_off(lo)
     else:
         _colocate(lo)
 
@@ -34,17 +45,42 @@ def _colocate(lo: Lowering) -> None:
             lo.error(
                 "RLC301",
                 f"resources.{field} splits GPUs between trainer and rollout, which only "
-                "fully_async does; colocate shares every GPU",
+                "fully_async and one_step_off do; colocate shares every GPU",
                 f"resources.{field}",
                 because="mode",
             )
-    if r.batch.train_batch_size is None:
-        lo.error(
-            "RLC104", "colocate mode needs batch.train_batch_size (prompts per step)", "batch", because="mode"
-        )
-    lo.set("data.train_batch_size", r.batch.train_batch_size, "batch.train_batch_size")
+    _train_batch(lo)
     lo.set("trainer.nnodes", r.resources.nodes, "resources.nodes")
     lo.set("trainer.n_gpus_per_node", r.resources.gpus_per_node, "resources.gpus_per_node")
+
+
+def _train_batch(lo: Lowering) -> None:
+    """Prompts per step, which colocate and one_step_off train on (fully_async streams them)."""
+    if lo.recipe.batch.train_batch_size is None:
+        lo.error(
+            "RLC104",
+            f"{lo.recipe.mode} mode needs batch.train_batch_size (prompts per step)",
+            "batch",
+            because="mode",
+        )
+    lo.set("data.train_batch_size", lo.recipe.batch.train_batch_size, "batch.train_batch_size")
+
+
+def _one_step_off(lo: Lowering) -> None:
+    """One-step-off-policy: the trainer trains on the batch the rollout generated with the previous
+    step's weights. Its trainer asserts the hybrid engine off and an async rollout
+    (verl/experimental/one_step_off_policy/ray_trainer.py:88 and :180 in 0.9.1); its config turns on
+    the rollout's log probs and rollout_correction.bypass_mode (one_step_off_ppo_trainer.yaml)."""
+    r, out = lo.recipe, lo.out
+    out.entrypoint = ONE_STEP_OFF_MAIN
+    out.config_name = (
+        "one_step_off_ppo_megatron_trainer" if r.backend == "megatron" else "one_step_off_ppo_trainer"
+    )
+    why = "one_step_off"
+    _train_batch(lo)
+    lo.set(f"{ARF}.hybrid_engine", False, origin=invariant(why, "trainer and rollout run on separate GPUs"))
+    lo.set(f"{ARF}.rollout.mode", "async", origin=invariant(why, "the trainer drives an async rollout"))
+    _split_pools(lo)
 
 
 def pool_shape(gpus: int, gpus_per_node: int) -> tuple[int, int] | None:
@@ -85,11 +121,21 @@ def _fully_async(lo: Lowering) -> None:
         origin=invariant(why, "the actor trains on the rollout's log probs (off-policy correction)"),
     )
 
-    res = r.resources
+    _split_pools(lo)
+    a = r.async_training
+    lo.set_if("rollout.total_rollout_steps", a.total_rollout_steps, "async.total_rollout_steps")
+    for name in ("staleness_threshold", "trigger_parameter_sync_step", "require_batches", "partial_rollout"):
+        lo.set(f"async_training.{name}", getattr(a, name), f"async.{name}")
+
+
+def _split_pools(lo: Lowering) -> None:
+    """The trainer and rollout pools of a mode that splits the GPUs, as trainer.* and rollout.*
+    nnodes and n_gpus_per_node (verl's resource pools)."""
+    res = lo.recipe.resources
     if res.trainer_gpus is None or res.rollout_gpus is None:
         lo.error(
             "RLC104",
-            "fully_async needs resources.trainer_gpus and resources.rollout_gpus "
+            f"{lo.recipe.mode} needs resources.trainer_gpus and resources.rollout_gpus "
             "(e.g. 4 and 4 on one 8-GPU node)",
             "resources",
             because="mode",
@@ -119,8 +165,3 @@ def _fully_async(lo: Lowering) -> None:
     for pool, (nodes, per_node) in shapes.items():
         lo.set(f"{pool}.nnodes", nodes, f"resources.{pool}_gpus")
         lo.set(f"{pool}.n_gpus_per_node", per_node, f"resources.{pool}_gpus")
-
-    a = r.async_training
-    lo.set_if("rollout.total_rollout_steps", a.total_rollout_steps, "async.total_rollout_steps")
-    for name in ("staleness_threshold", "trigger_parameter_sync_step", "require_batches", "partial_rollout"):
-        lo.set(f"async_training.{name}", getattr(a, name), f"async.{name}")
