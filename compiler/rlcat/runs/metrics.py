@@ -1,0 +1,333 @@
+"""Read the metrics file verl's `file` logger writes, streaming, in bounded memory.
+
+verl's FileLogger (verl/utils/tracking.py:529-548 in 0.9.1) writes one line per `log(data, step)`:
+`orjson.dumps({"step": step, "data": data}) + b"\\n"`, unbuffered, so a live run's last line may be
+half-written. The trainer logs its training metrics once per step (`timing_s/step`,
+`perf/throughput`, ...) and its validation metrics (`val-core/<data source>/<var>/<metric>`) on
+lines of their own, so one step may have two lines. orjson writes NaN and infinity as null.
+
+Nothing in the file is trusted: a line that is not such a record, or is longer than MAX_LINE_BYTES,
+is a diagnostic with its line number and is skipped; keys that are not verl metric names are
+ignored; at most MAX_TRACKED_KEYS validation keys are followed and every series is thinned to at
+most MAX_SERIES_POINTS points, so a file of any size is read in bounded memory.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import statistics
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from rlcat.catalog import display_path
+from rlcat.diagnostics import Diagnostic, RlcatError, diag
+from rlcat.model.results import MAX_SERIES_POINTS
+
+MAX_LINE_BYTES = 4 * 1024 * 1024  # verl's lines are a few kB; one of megabytes is not a log record
+MAX_REPORTED = 20  # bad lines reported one by one; the rest are counted
+MAX_TRACKED_KEYS = 64  # validation keys followed (a file may name millions)
+MAX_SAMPLES = 2_000_000  # step times and throughputs kept for the medians (16 MB each at most)
+SERIES_POINTS = 1000  # points kept per series, well under the schema's MAX_SERIES_POINTS
+STEP_TIME_KEY = "timing_s/step"
+THROUGHPUT_KEY = "perf/throughput"
+VAL_PREFIXES = ("val-core/", "val/")
+_METRIC_KEY = re.compile(r"^[A-Za-z0-9_@./:\-]{1,300}$")
+assert SERIES_POINTS <= MAX_SERIES_POINTS
+
+
+@dataclass
+class Sampler:
+    """The points of one series in step order, thinned to at most `cap` by keeping every other
+    point whenever it fills (so the kept points stay evenly spread); the last point is always kept."""
+
+    cap: int = SERIES_POINTS
+    stride: int = 1
+    seen: int = 0
+    steps: list[int] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    last: tuple[int, float] | None = None
+    out_of_order: int = 0
+
+    def add(self, step: int, value: float) -> None:
+        if self.last is not None and step <= self.last[0]:
+            if step == self.last[0]:  # logged twice at one step: the later value stands
+                self.last = (step, value)
+                if self.steps and self.steps[-1] == step:
+                    self.values[-1] = value
+            else:
+                self.out_of_order += 1
+            return
+        self.last = (step, value)
+        if self.seen % self.stride == 0:
+            if len(self.steps) >= self.cap:
+                self.steps, self.values = self.steps[::2], self.values[::2]
+                self.stride *= 2
+            if self.seen % self.stride == 0:
+                self.steps.append(step)
+                self.values.append(value)
+        self.seen += 1
+
+    @property
+    def thinned(self) -> bool:
+        return self.stride > 1
+
+    def points(self) -> tuple[list[int], list[float]]:
+        """The kept points, with the last one seen at the end."""
+        steps, values = list(self.steps), list(self.values)
+        if self.last is not None and (not steps or steps[-1] != self.last[0]):
+            if len(steps) >= self.cap:
+                steps, values = steps[:-1], values[:-1]
+            steps.append(self.last[0])
+            values.append(self.last[1])
+        return steps, values
+
+
+@dataclass
+class Tracked:
+    """One metric key followed through the file: its first, best and last value, and its series."""
+
+    key: str
+    first: tuple[int, float] | None = None
+    best: tuple[int, float] | None = None
+    series: Sampler = field(default_factory=Sampler)
+    samples: array[float] | None = None  # every value, for a median (step time, throughput)
+    capped: bool = False
+
+    def add(self, step: int, value: float) -> None:
+        if self.first is None:
+            self.first = (step, value)
+        if self.best is None or value > self.best[1]:
+            self.best = (step, value)
+        self.series.add(step, value)
+        if self.samples is not None:
+            if len(self.samples) < MAX_SAMPLES:
+                self.samples.append(value)
+            else:
+                self.capped = True
+
+    @property
+    def final(self) -> tuple[int, float] | None:
+        return self.series.last
+
+    def median(self) -> float | None:
+        return statistics.median(self.samples) if self.samples else None
+
+
+@dataclass
+class MetricsSummary:
+    """What a metrics file says: the metrics followed, the steps, and what was wrong in it."""
+
+    path: str
+    lines: int = 0  # lines read (records and skipped lines)
+    records: int = 0
+    train_steps: int = 0  # lines with a step time: one per training step
+    last_step: int | None = None
+    live: bool = False  # the last line was half-written: the run is still going (or was cut)
+    tracked: dict[str, Tracked] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def val_keys(self) -> list[str]:
+        """The validation keys to report: verl's core ones (`val-core/...`, the mean where there is
+        one), else the older `val/...` keys."""
+        for prefix in VAL_PREFIXES:
+            keys = [k for k in self.tracked if k.startswith(prefix)]
+            means = [k for k in keys if "/mean@" in k]
+            if means or keys:
+                return sorted(means or keys)
+        return []
+
+
+class _Bad(Exception):
+    """A line that is not a file-logger record; the message says why."""
+
+
+def read_metrics(path: Path) -> MetricsSummary:
+    """Summarise the metrics file at `path` (see the module docstring). Raises RlcatError (RLC1201)
+    only when the file cannot be opened; everything wrong inside it is a diagnostic of the summary."""
+    shown = display_path(path)
+    summary = MetricsSummary(shown)
+    summary.tracked[STEP_TIME_KEY] = Tracked(STEP_TIME_KEY, samples=array("d"))
+    summary.tracked[THROUGHPUT_KEY] = Tracked(THROUGHPUT_KEY, samples=array("d"))
+    bad = 0
+    try:
+        stream = open(path, "rb")  # noqa: SIM115 - closed below; the file may be a live run's
+    except OSError as exc:
+        raise RlcatError(
+            [diag("RLC1201", f"cannot read the metrics file: {exc.strerror or exc}", file=shown)]
+        ) from None
+    with stream:
+        for number, line, complete, too_long in _lines(stream):
+            summary.lines = number
+            if too_long:
+                bad += 1
+                if bad <= MAX_REPORTED:
+                    summary.diagnostics.append(
+                        diag(
+                            "RLC1204",
+                            f"line {number} is longer than {MAX_LINE_BYTES} bytes; skipped",
+                            file=shown,
+                            line=number,
+                        )
+                    )
+                continue
+            if not line.strip():
+                continue
+            try:
+                step, data = _record(line)
+            except _Bad as exc:
+                if not complete:  # a live run's last line, half-written: no finding
+                    summary.live = True
+                    summary.diagnostics.append(
+                        diag(
+                            "RLC1203",
+                            f"line {number} is half-written (the run is still writing, or was cut "
+                            "short); skipped",
+                            file=shown,
+                            line=number,
+                        )
+                    )
+                    continue
+                bad += 1
+                if bad <= MAX_REPORTED:
+                    summary.diagnostics.append(
+                        diag(
+                            "RLC1202",
+                            f"line {number}: {exc}; skipped",
+                            file=shown,
+                            line=number,
+                            hint='verl\'s file logger writes {"step": N, "data": {"metric": value, ...}} '
+                            "per line",
+                        )
+                    )
+                continue
+            summary.records += 1
+            _take(summary, step, data, line)
+    if bad > MAX_REPORTED:
+        summary.diagnostics.append(
+            diag(
+                "RLC1202",
+                f"{bad - MAX_REPORTED} more bad lines skipped (the first {MAX_REPORTED} are shown)",
+                file=shown,
+            )
+        )
+    summary.diagnostics += _caps(summary, shown)
+    return summary
+
+
+def _lines(stream: BinaryIO) -> Iterator[tuple[int, bytes, bool, bool]]:
+    """(line number, line, whether it ended with a newline, whether it was too long), reading at most
+    MAX_LINE_BYTES of a line: the rest of a longer one is read past, never kept."""
+    number = 0
+    while True:
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):
+                line = stream.readline(MAX_LINE_BYTES)
+            yield number, b"", True, True
+            continue
+        complete = line.endswith(b"\n")
+        yield number, line, complete, False
+
+
+def _no_constants(name: str) -> float:
+    raise _Bad(f"{name} is not a number JSON allows (verl's logger writes null)")
+
+
+def _record(line: bytes) -> tuple[int, dict[str, Any]]:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Bad("not UTF-8 text") from None
+    try:
+        record = json.loads(text, parse_constant=_no_constants)
+    except json.JSONDecodeError as exc:
+        raise _Bad(f"not JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise _Bad("nested too deeply") from None
+    if not isinstance(record, dict) or set(record) != {"step", "data"}:
+        raise _Bad('not a {"step": ..., "data": {...}} record')
+    step, data = record["step"], record["data"]
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0 or step > 10**12:
+        raise _Bad(f"step {_short(step)} is not a step number")
+    if not isinstance(data, dict):
+        raise _Bad("data is not a mapping of metrics")
+    return step, data
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_FOLLOWED = (STEP_TIME_KEY, THROUGHPUT_KEY)
+_VAL_MARK = tuple(b'"' + prefix.encode() for prefix in VAL_PREFIXES)
+
+
+def _take(summary: MetricsSummary, step: int, data: dict[str, Any], line: bytes) -> None:
+    """Follow the metrics of one record. Only the step time, the throughput and validation keys
+    are read (verl logs a hundred metrics a step): the line's bytes say whether it holds any
+    validation key before its keys are walked."""
+    summary.last_step = step if summary.last_step is None else max(summary.last_step, step)
+    for key in _FOLLOWED:
+        value = data.get(key)
+        if value is not None and _number(value):
+            summary.tracked[key].add(step, float(value))
+            if key == STEP_TIME_KEY:
+                summary.train_steps += 1
+    if not any(mark in line for mark in _VAL_MARK):
+        return
+    for key, value in data.items():
+        if not key.startswith(VAL_PREFIXES) or not _number(value):
+            continue
+        tracked = summary.tracked.get(key)
+        if tracked is None:
+            if len(summary.tracked) >= MAX_TRACKED_KEYS + len(_FOLLOWED) or not _METRIC_KEY.match(key):
+                continue
+            tracked = summary.tracked[key] = Tracked(key)
+        tracked.add(step, float(value))
+
+
+def _number(value: Any) -> bool:
+    """A finite number (null, which is how verl's logger writes NaN, text and lists are not)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _caps(summary: MetricsSummary, shown: str) -> list[Diagnostic]:
+    """Notes for what the summary left out: thinned series, capped samples, steps out of order."""
+    notes = []
+    for tracked in summary.tracked.values():
+        if tracked.series.thinned:
+            notes.append(
+                diag(
+                    "RLC1205",
+                    f"{tracked.key}: {tracked.series.seen} points thinned to every "
+                    f"{tracked.series.stride}th for the result's series",
+                    file=shown,
+                )
+            )
+        if tracked.capped:
+            notes.append(
+                diag("RLC1205", f"{tracked.key}: the median is of the first {MAX_SAMPLES} values", file=shown)
+            )
+        if tracked.series.out_of_order:
+            notes.append(
+                diag(
+                    "RLC1202",
+                    f"{tracked.key}: {tracked.series.out_of_order} values logged at an earlier step than "
+                    "one before them (a restarted run?) left out of the series",
+                    file=shown,
+                )
+            )
+    if sum(1 for k in summary.tracked if k.startswith(VAL_PREFIXES)) >= MAX_TRACKED_KEYS:
+        notes.append(
+            diag("RLC1205", f"only the first {MAX_TRACKED_KEYS} validation keys are followed", file=shown)
+        )
+    return notes

@@ -1,0 +1,262 @@
+"""A run folder read as a measured result, and the result written into a catalog.
+
+A run folder is what `rlcat compile --run-dir DIR` prepared and verl filled: plan.json, the metrics
+file of verl's file logger, and, when the run's Hydra output went there, `.hydra/` (verl's launch
+writes `overrides.yaml`, the overrides it was started with).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rlcat.catalog import KIND_DIRS, display_path
+from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, printable
+from rlcat.emit.formats import override_key, yaml_document
+from rlcat.model.axes import NAME_PATTERN
+from rlcat.model.results import Result
+from rlcat.model.validate import validate
+from rlcat.pipeline.load import parse_value, parse_yaml, read_text
+from rlcat.pipeline.resolve import validate_document
+from rlcat.runs.metrics import STEP_TIME_KEY, THROUGHPUT_KEY, MetricsSummary, Tracked, read_metrics
+from rlcat.runs.plan_file import PLAN_FILE, RecordedPlan, read_plan_file, write_whole
+
+SCHEMA_LINE = "# yaml-language-server: $schema=../../schemas/result.schema.json"
+MAX_VAL_KEYS = 8  # validation keys that become scalars and series
+
+
+@dataclass
+class RunReading:
+    """A run folder read: its plan, its metrics, the result they make, and what was wrong."""
+
+    plan: RecordedPlan
+    metrics: MetricsSummary
+    result: Result
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def read_run(run_dir: Path, *, name: str | None = None, gpu: str | None = None) -> RunReading:
+    """Read the run in `run_dir` into a measured result (not written anywhere). Raises RlcatError
+    when the folder has no plan, or its metrics file holds no record yet (RLC1209)."""
+    plan = read_plan_file(run_dir)
+    metrics_name = plan.data.get("metrics_file")
+    metrics_name = metrics_name if isinstance(metrics_name, str) and "/" not in metrics_name else None
+    metrics_path = run_dir / (metrics_name or "metrics.jsonl")
+    if not os.path.lexists(metrics_path):
+        raise RlcatError(
+            [
+                diag(
+                    "RLC1209",
+                    f"no metrics file {display_path(metrics_path)} yet",
+                    file=display_path(metrics_path),
+                    hint="the run writes it once it has logged a step (trainer.logger has `file`)",
+                )
+            ]
+        )
+    metrics = read_metrics(metrics_path)
+    found = [*plan.diagnostics, *metrics.diagnostics, *_hydra_overrides(run_dir, plan)]
+    if metrics.records == 0:
+        raise RlcatError(
+            [
+                *found,
+                diag(
+                    "RLC1209",
+                    "no metrics record in the file: nothing to record",
+                    file=metrics.path,
+                    hint="record the run once it has logged a step",
+                ),
+            ]
+        )
+    data = _result_data(run_dir, plan, metrics, metrics_path, name, gpu)
+    # what the run holds is checked as any result file is: a bad value is a finding, never a crash
+    result = validate(Result, data, lambda _: {"file": display_path(run_dir / PLAN_FILE)})
+    return RunReading(plan, metrics, result, found)
+
+
+def _result_data(  # noqa: PLR0917 - one reading's parts
+    run_dir: Path,
+    plan: RecordedPlan,
+    metrics: MetricsSummary,
+    metrics_path: Path,
+    name: str | None,
+    gpu: str | None,
+) -> dict[str, Any]:
+    d = plan.data
+    hardware: dict[str, Any] = {"gpus": d["gpus"]}
+    if isinstance(d.get("nodes"), int) and not isinstance(d.get("nodes"), bool) and d["nodes"] > 0:
+        hardware["nodes"] = d["nodes"]
+    if gpu:
+        hardware["gpu"] = gpu
+    data: dict[str, Any] = {
+        "name": name or default_name(d["recipe"], d["platform"], run_dir),
+        "summary": f"{d['recipe']} on {d['platform']}: {metrics.train_steps} steps measured",
+        "recipe": d["recipe"],
+        "fingerprint": plan.fingerprint,
+        "platform": d["platform"],
+        "hardware": hardware,
+        "verl_version": d["verl_version"],
+        "mode": d["mode"],
+        "date": _date(metrics_path),
+        "kind": "measured",
+        "run": {
+            "folder": os.path.abspath(run_dir),
+            "metrics_file": metrics_path.name,
+            "lines": metrics.lines,
+            "live": metrics.live,
+            "hydra": os.path.isdir(run_dir / ".hydra"),
+        },
+        "metrics": _scalars(metrics),
+        "series": _series(metrics),
+    }
+    for axis in ("engine", "backend"):
+        if isinstance(d.get(axis), str):
+            data[axis] = d[axis]
+    return data
+
+
+def default_name(recipe: str, platform: str, run_dir: Path) -> str:
+    """`RECIPE-PLATFORM-FOLDER`, made an entry name (lower case, other characters as `-`)."""
+    folder = re.sub(r"[^a-z0-9_.\-]+", "-", os.path.basename(os.path.abspath(run_dir)).lower()).strip("-.")
+    name = re.sub(r"[^a-z0-9_.\-]+", "-", f"{recipe}-{platform}-{folder or 'run'}".lower())[:100]
+    return name if re.match(NAME_PATTERN, name) else f"run-{name}"[:100]
+
+
+def _date(path: Path) -> str:
+    """The day the metrics file was last written (UTC): when the run ran, as the file says."""
+    mtime = os.stat(path).st_mtime
+    return datetime.datetime.fromtimestamp(mtime, tz=datetime.timezone.utc).date().isoformat()
+
+
+def _dataset(key: str) -> str | None:
+    """The data source in a validation key: `val-core/openai/gsm8k/reward/mean@1` → openai/gsm8k."""
+    parts = key.split("/")
+    if len(parts) < 4:
+        return None
+    return "/".join(parts[1:-2])[:300] or None
+
+
+def _scalars(metrics: MetricsSummary) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for key in metrics.val_keys()[:MAX_VAL_KEYS]:
+        tracked = metrics.tracked[key]
+        where = {"key": key, **({"dataset": ds} if (ds := _dataset(key)) else {})}
+        for metric, point in (
+            ("val_score_initial", tracked.first),
+            ("val_score_max", tracked.best),
+            ("val_score_final", tracked.final),
+        ):
+            if point is not None:
+                out.append(
+                    {"metric": metric, "value": point[1], "unit": "fraction", "at_step": point[0], **where}
+                )
+    for metric, key, unit in (
+        ("step_time_median", STEP_TIME_KEY, "s"),
+        ("throughput", THROUGHPUT_KEY, "tokens/s/GPU"),
+    ):
+        median = metrics.tracked[key].median()
+        if median is not None:
+            out.append({"metric": metric, "value": median, "unit": unit, "key": key})
+    out.append({"metric": "steps", "value": float(metrics.train_steps), "unit": "steps"})
+    return out
+
+
+def _series(metrics: MetricsSummary) -> list[dict[str, Any]]:
+    chosen: list[tuple[Tracked, str]] = [
+        (metrics.tracked[k], "fraction") for k in metrics.val_keys()[:MAX_VAL_KEYS]
+    ]
+    chosen += [(metrics.tracked[STEP_TIME_KEY], "s"), (metrics.tracked[THROUGHPUT_KEY], "tokens/s/GPU")]
+    out = []
+    for tracked, unit in chosen:
+        steps, values = tracked.series.points()
+        if not steps:
+            continue
+        entry: dict[str, Any] = {"key": tracked.key, "unit": unit, "steps": steps, "values": values}
+        if tracked.key.startswith("val") and (ds := _dataset(tracked.key)):
+            entry["dataset"] = ds
+        if tracked.series.thinned:
+            entry["note"] = f"every {tracked.series.stride}th of {tracked.series.seen} points, and the last"
+        out.append(entry)
+    return out
+
+
+def _hydra_overrides(run_dir: Path, plan: RecordedPlan) -> list[Diagnostic]:
+    """RLC1207 when `.hydra/overrides.yaml` (what verl was started with) differs from the plan: the
+    run was launched with more, fewer or other overrides than rlcat compiled."""
+    path = run_dir / ".hydra" / "overrides.yaml"
+    if not path.is_file():
+        return []
+    shown = display_path(path)
+    try:  # a YAML list Hydra wrote, read with the catalog's loader and its limits
+        launched = parse_value(read_text(path, shown), shown)
+    except RlcatError as exc:
+        return [replace(d, severity=Severity.WARNING) for d in exc.diagnostics]
+    except yaml.YAMLError:
+        launched = None
+    if not isinstance(launched, list) or not all(isinstance(t, str) for t in launched):
+        return [diag("RLC1207", "not a list of overrides; not compared with the plan", file=shown)]
+    planned = {override_key(t): t for t in plan.override_texts}
+    started = {override_key(t): t for t in launched}
+    differ = sorted(k for k in planned.keys() | started.keys() if planned.get(k) != started.get(k))
+    if not differ:
+        return []
+    shown_keys = ", ".join(printable(k) for k in differ[:10]) + (" ..." if len(differ) > 10 else "")
+    return [
+        diag(
+            "RLC1207",
+            f"the run was started with other overrides than its plan: {shown_keys}",
+            file=shown,
+            hint="its metrics are recorded against the plan's fingerprint all the same; compile the "
+            "run again with those settings to record it under the plan it really ran",
+        )
+    ]
+
+
+# --- writing into a catalog ---------------------------------------------------------------------
+
+
+def result_path(catalog_root: Path, name: str) -> Path:
+    return catalog_root / KIND_DIRS["result"] / f"{name}.yaml"
+
+
+def result_text(result: Result) -> str:
+    """The result as a YAML entry file, with the schema line editors read."""
+    data = result.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    data = {"name": data.pop("name"), **data}
+    return SCHEMA_LINE + "\n" + yaml_document(data)
+
+
+def write_result(result: Result, catalog_root: Path, *, force: bool = False) -> Path:
+    """Write the result into `catalog_root`/catalog/results/NAME.yaml, whole or not at all; a file
+    already there is replaced only with `force` (RLC1206). What is written is read back with the
+    catalog's own loader and must give the same result (a text no reader would read the same way
+    is never left in a catalog)."""
+    path = result_path(catalog_root, result.name)
+    shown = display_path(path)
+    if os.path.lexists(path) and not force:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC1206",
+                    f"result {result.name} is already in the catalog; not overwritten",
+                    file=shown,
+                    hint="pass --force to replace it, or --name to record the run under another name",
+                )
+            ]
+        )
+    text = result_text(result)
+    _check_round_trip(text, result, shown)
+    write_whole(path, text)
+    return path
+
+
+def _check_round_trip(text: str, result: Result, shown: str) -> None:
+    if validate_document(Result, parse_yaml(text, shown)) != result:
+        raise RlcatError(
+            [diag("RLC106", "the result would not read back as written; not written", file=shown)]
+        )

@@ -1,0 +1,350 @@
+"""Runs: `compile --run-dir`, a metrics file written by verl's own FileLogger, `runs add`, `runs list |
+show | compare`, `results`, and bad metrics files (line numbers, live runs, nothing overwritten)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from rlcat.dev.trees import VERL_VERSIONS, tree_dir
+from rlcat.emit.formats import plan_fingerprint
+from rlcat.runs.metrics import MAX_REPORTED, SERIES_POINTS, read_metrics
+
+from conftest import Result
+
+Run = Callable[..., Result]
+
+
+def _verl_file_logger() -> Any:
+    """verl's FileLogger class, loaded from the fetched release tree (verl/utils/tracking.py needs
+    only orjson and packaging, not verl's package), or None where the tree or orjson is missing."""
+    if importlib.util.find_spec("orjson") is None:
+        return None
+    tracking = tree_dir(VERL_VERSIONS[-1]) / "verl" / "utils" / "tracking.py"
+    if not tracking.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("verl_tracking_for_tests", tracking)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.FileLogger
+
+
+class _SameFormat:
+    """Byte for byte what FileLogger.log writes (`orjson.dumps({"step": step, "data": data}) +
+    b"\\n"`), for machines without verl's tree: compact JSON, UTF-8."""
+
+    def __init__(self, project_name: str, experiment_name: str) -> None:
+        self.fp = open(os.environ["VERL_FILE_LOGGER_PATH"], "wb", buffering=0)  # noqa: SIM115
+
+    def log(self, data: dict[str, Any], step: int) -> None:
+        record = {"step": step, "data": data}
+        self.fp.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+
+    def finish(self) -> None:
+        self.fp.close()
+
+
+FileLogger = _verl_file_logger() or _SameFormat
+
+
+def training(
+    steps: int, *, val_every: int = 5, base: float = 0.3, step_time: float = 200.0
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """What verl's trainer logs: validation before training, then per step its timings and
+    throughput, with validation every `val_every` steps on lines of their own."""
+    yield 0, {"val-core/openai/gsm8k/reward/mean@1": base}
+    for step in range(1, steps + 1):
+        yield (
+            step,
+            {
+                "timing_s/step": step_time + step % 3,
+                "perf/throughput": 1000.0 + step,
+                "actor/pg_loss": float("nan"),  # orjson writes null, as verl's logger does
+                "training/global_step": step,
+            },
+        )
+        if step % val_every == 0:
+            yield step, {"val-core/openai/gsm8k/reward/mean@1": base + step / 100}
+
+
+def write_metrics(
+    run_dir: Path, records: Iterator[tuple[int, dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    path = run_dir / "metrics.jsonl"
+    monkeypatch.setenv("VERL_FILE_LOGGER_PATH", str(path))
+    logger = FileLogger("project", "experiment")
+    for step, data in records:
+        logger.log(data=data, step=step)
+    logger.finish()
+    return path
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "team").mkdir()
+    return tmp_path
+
+
+def compile_run(rlcat: Run, run_dir: str, *extra: str, recipe: str = "gsm8k_qwen3_8b_fsdp") -> Result:
+    r = rlcat("compile", recipe, "--platform", "rocm", "--run-dir", run_dir, "--format", "shell", *extra)
+    assert r.code == 0, r.err
+    return r
+
+
+def test_verl_file_logger_is_the_real_one_where_the_tree_is_fetched() -> None:
+    if os.environ.get("CI") and importlib.util.find_spec("orjson") is not None:
+        assert FileLogger is not _SameFormat, "verl's tree is fetched in CI: the real FileLogger must be used"
+
+
+def test_compile_run_dir_adds_the_file_logger_and_writes_the_plan(rlcat: Run, workspace: Path) -> None:
+    r = compile_run(rlcat, "runs/one")
+    metrics = workspace / "runs" / "one" / "metrics.jsonl"
+    assert f"export VERL_FILE_LOGGER_PATH={metrics}" in r.out
+    assert "'trainer.logger=[console,wandb,file]'" in r.out
+    assert "--run-dir runs/one" in r.out  # the regenerate line makes the same run folder again
+    plan = json.loads((workspace / "runs" / "one" / "plan.json").read_text())
+    assert plan["recipe"] == "gsm8k_qwen3_8b_fsdp" and plan["mode"] == "colocate" and plan["gpus"] == 8
+    assert plan["env"]["VERL_FILE_LOGGER_PATH"] == str(metrics)
+    assert plan["origins"]["env"]["VERL_FILE_LOGGER_PATH"]["label"] == "--run-dir runs/one"
+    # the fingerprint is the plan's, wherever its metrics go: the same as a compile without --run-dir
+    plain = json.loads(rlcat("compile", "gsm8k_qwen3_8b_fsdp", "--platform", "rocm", "--format", "json").out)
+    assert plan["fingerprint"] == plain["fingerprint"] == plan_fingerprint(plain)
+    assert plain["fingerprint"].startswith("sha256:") and len(plain["fingerprint"]) == 71
+
+
+def test_compile_run_dir_keeps_the_plan_of_another_run(rlcat: Run, workspace: Path) -> None:
+    compile_run(rlcat, "runs/one")
+    again = rlcat("compile", "gsm8k_qwen3_8b_fsdp", "-p", "rocm", "--run-dir", "runs/one")
+    assert again.code == 0, again.err  # the same plan: nothing changes
+    other = rlcat("compile", "dapo_math_fsdp2_4_4", "-p", "rocm", "--run-dir", "runs/one")
+    assert other.code == 2 and "RLC1206" in other.err
+    assert json.loads((workspace / "runs/one/plan.json").read_text())["recipe"] == "gsm8k_qwen3_8b_fsdp"
+
+
+def test_runs_add_records_a_measured_result(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_run(rlcat, "runs/one")
+    write_metrics(workspace / "runs" / "one", training(20), monkeypatch)
+    r = rlcat("runs", "add", "runs/one", "--catalog", "team", "--gpu", "MI300X")
+    assert r.code == 0, r.err
+    path = workspace / "team" / "catalog" / "results" / "gsm8k_qwen3_8b_fsdp-rocm-one.yaml"
+    assert "recorded gsm8k_qwen3_8b_fsdp-rocm-one" in r.out
+    data = yaml.safe_load(path.read_text())
+    assert data["kind"] == "measured" and data["hardware"] == {"gpu": "MI300X", "gpus": 8, "nodes": 1}
+    plan = json.loads((workspace / "runs/one/plan.json").read_text())
+    assert data["fingerprint"] == plan["fingerprint"]
+    scalars = {(m["metric"], m.get("key")): m for m in data["metrics"]}
+    val = "val-core/openai/gsm8k/reward/mean@1"
+    assert scalars[("val_score_initial", val)]["value"] == 0.3
+    assert scalars[("val_score_max", val)] == {
+        "metric": "val_score_max",
+        "value": 0.5,
+        "unit": "fraction",
+        "at_step": 20,
+        "dataset": "openai/gsm8k",
+        "key": val,
+    }
+    assert scalars[("step_time_median", "timing_s/step")]["value"] == 201.0
+    assert scalars[("throughput", "perf/throughput")]["value"] == 1010.5
+    assert scalars[("steps", None)]["value"] == 20
+    series = {s["key"]: s for s in data["series"]}
+    assert series[val]["steps"] == [0, 5, 10, 15, 20]
+    assert len(series["timing_s/step"]["steps"]) == 20
+    # the recorded file is an entry of the catalog like any other
+    v = rlcat("validate", str(path), "--catalog", "team")
+    assert v.code == 0, v.out + v.err
+    listed = json.loads(
+        rlcat("results", "--catalog", "team", "--recipe", "gsm8k_qwen3_8b_fsdp", "-f", "json").out
+    )
+    mine = [x for x in listed if x["kind"] == "measured"]
+    assert [x["name"] for x in mine] == ["gsm8k_qwen3_8b_fsdp-rocm-one"]
+    assert {"recipe", "platform", "kind", "source", "metrics"} <= set(mine[0])
+    runs = rlcat("runs", "list", "--catalog", "team")
+    assert "gsm8k_qwen3_8b_fsdp-rocm-one" in runs.out and "201 s" in runs.out
+    shown = rlcat("runs", "show", "gsm8k_qwen3_8b_fsdp-rocm-one", "--catalog", "team")
+    assert shown.code == 0 and "val_score_max" in shown.out and plan["fingerprint"] in shown.out
+
+
+def test_nothing_in_the_catalog_is_overwritten_without_force(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_run(rlcat, "runs/one")
+    write_metrics(workspace / "runs" / "one", training(10), monkeypatch)
+    assert rlcat("runs", "add", "runs/one", "--catalog", "team").code == 0
+    path = workspace / "team" / "catalog" / "results" / "gsm8k_qwen3_8b_fsdp-rocm-one.yaml"
+    before = path.read_bytes()
+    write_metrics(workspace / "runs" / "one", training(15), monkeypatch)
+    again = rlcat("runs", "add", "runs/one", "--catalog", "team")
+    assert again.code == 2 and "RLC1206" in again.err and "--force" in again.err
+    assert path.read_bytes() == before
+    forced = rlcat("runs", "add", "runs/one", "--catalog", "team", "--force")
+    assert forced.code == 0, forced.err
+    assert yaml.safe_load(path.read_text())["run"]["lines"] > yaml.safe_load(before)["run"]["lines"]
+
+
+def test_runs_compare_shows_plan_and_metric_differences(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_run(rlcat, "runs/a")
+    compile_run(rlcat, "runs/b", "--set", "batch.mini_batch_size=128")
+    write_metrics(workspace / "runs" / "a", training(10, step_time=200.0), monkeypatch)
+    write_metrics(workspace / "runs" / "b", training(10, step_time=150.0, base=0.4), monkeypatch)
+    r = rlcat("runs", "compare", "runs/a", "runs/b")
+    assert r.code == 0, r.err
+    changed = "~ actor_rollout_ref.actor.ppo_mini_batch_size: 256 -> 128"
+    assert f"{changed}    # command-line: --set batch.mini_batch_size=128" in r.out
+    assert "VERL_FILE_LOGGER_PATH" not in r.out  # where each run logs is no difference of plans
+    rows = {
+        line.split()[0]: line.split()
+        for line in r.out.splitlines()
+        if line.startswith(("step_time", "val_score_max"))
+    }
+    assert rows["step_time_median"][2:] == ["201", "s", "151", "s", "-50", "s"]
+    assert rows["val_score_max"][2:] == ["0.4", "0.5", "+0.1"]
+    data = json.loads(rlcat("runs", "compare", "runs/a", "runs/b", "-f", "json").out)
+    assert data["same_plan"] is False
+    (change,) = data["plan"]
+    assert change["key"] == "actor_rollout_ref.actor.ppo_mini_batch_size"
+    assert (
+        change["origin_before"].startswith("recipe: ")
+        and change["origin_after"] == "command-line: --set batch.mini_batch_size=128"
+    )
+    # a recorded run compares by name, its plan read from the folder it was recorded from
+    assert rlcat("runs", "add", "runs/a", "--catalog", "team").code == 0
+    by_name = rlcat("runs", "compare", "gsm8k_qwen3_8b_fsdp-rocm-a", "runs/b", "--catalog", "team")
+    assert by_name.code == 0 and "ppo_mini_batch_size: 256 -> 128" in by_name.out
+    same = rlcat("runs", "compare", "runs/a", "runs/a")
+    assert "plan: the same (fingerprint sha256:" in same.out
+
+
+def test_a_live_run_skips_its_half_written_line_with_a_note(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_run(rlcat, "runs/live")
+    path = write_metrics(workspace / "runs" / "live", training(6), monkeypatch)
+    lines = len(path.read_bytes().splitlines())
+    with open(path, "ab") as fh:
+        fh.write(b'{"step":7,"data":{"timing_s/st')
+    r = rlcat("runs", "show", "runs/live", "-f", "json")
+    assert r.code == 0, r.err
+    assert f"metrics.jsonl:{lines + 1} RLC1203 info: line {lines + 1} is half-written" in r.err
+    data = json.loads(r.out)
+    assert data["run"]["live"] is True
+    assert {m["metric"]: m["value"] for m in data["metrics"]}["steps"] == 6
+
+
+def test_bad_lines_are_reported_with_their_numbers_and_skipped(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_run(rlcat, "runs/bad")
+    path = write_metrics(workspace / "runs" / "bad", training(4), monkeypatch)
+    good = path.read_bytes()
+    bad_lines = [
+        b"not json\n",
+        b'{"step": "3", "data": {}}\n',
+        b'{"step": 3, "data": [1, 2]}\n',
+        b'{"step": 3, "data": {"timing_s/step": NaN}}\n',
+        b'{"step": -1, "data": {}}\n',
+        b"\xff\xfe\n",
+        b"[" * 100_000 + b"\n",
+    ]
+    path.write_bytes(good + b"".join(bad_lines) + good)
+    r = rlcat("runs", "show", "runs/bad")
+    assert r.code == 0, r.err
+    first = len(good.splitlines()) + 1
+    for offset, why in enumerate(
+        [
+            "not JSON",
+            'step "3" is not a step number',
+            "data is not a mapping",
+            "NaN is not a number",
+            "step -1 is not a step number",
+            "not UTF-8 text",
+            "nested too deeply",
+        ]
+    ):
+        assert f"metrics.jsonl:{first + offset} RLC1202 warning: line {first + offset}: {why}" in r.err, r.err
+    assert "RLC1202" in r.err and "Traceback" not in r.err
+
+
+def test_a_huge_metrics_file_is_read_in_bounded_memory(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_run(rlcat, "runs/huge")
+    path = write_metrics(workspace / "runs" / "huge", training(5000, val_every=1), monkeypatch)
+    with open(path, "ab") as fh:  # one line past the size limit, and more bad lines than are shown
+        fh.write(b'{"step": 1, "data": {"x": "' + b"a" * (5 * 1024 * 1024) + b'"}}\n')
+        fh.write(b"junk\n" * (MAX_REPORTED + 5))
+    summary = read_metrics(path)
+    assert summary.train_steps == 5000
+    assert all(len(t.series.points()[0]) <= SERIES_POINTS for t in summary.tracked.values())
+    codes = [d.code for d in summary.diagnostics]
+    assert codes.count("RLC1204") == 1 and codes.count("RLC1202") == MAX_REPORTED - 1 + 1
+    # the long line and the junk lines: 26 bad lines, the first MAX_REPORTED shown one by one
+    assert any(f"{26 - MAX_REPORTED} more bad lines" in d.message for d in summary.diagnostics)
+    assert any(d.code == "RLC1205" and "thinned" in d.message for d in summary.diagnostics)
+    r = rlcat("runs", "add", "runs/huge", "--catalog", "team")
+    assert r.code == 0, r.err
+    data = yaml.safe_load((workspace / "team/catalog/results/gsm8k_qwen3_8b_fsdp-rocm-huge.yaml").read_text())
+    series = {s["key"]: s for s in data["series"]}
+    assert series["timing_s/step"]["steps"][-1] == 5000  # the last point is always kept
+    assert "every" in series["timing_s/step"]["note"]
+
+
+def test_run_folders_without_a_plan_or_metrics_are_diagnosed(rlcat: Run, workspace: Path) -> None:
+    (workspace / "empty").mkdir()
+    r = rlcat("runs", "add", "empty", "--catalog", "team")
+    assert r.code == 2 and "RLC1201" in r.err and "--run-dir" in r.err
+    (workspace / "empty" / "plan.json").write_text('{"recipe": 1}')
+    r = rlcat("runs", "add", "empty", "--catalog", "team")
+    assert r.code == 2 and "not a plan rlcat wrote" in r.err
+    compile_run(rlcat, "runs/none")
+    r = rlcat("runs", "add", "runs/none", "--catalog", "team")
+    assert r.code == 2 and "RLC1209" in r.err
+    (workspace / "runs/none/metrics.jsonl").write_text("")
+    r = rlcat("runs", "add", "runs/none", "--catalog", "team")
+    assert r.code == 2 and "RLC1209" in r.err and "Traceback" not in r.err
+    assert not (workspace / "team" / "catalog").exists()
+
+
+def test_an_edited_plan_is_recorded_under_what_it_holds(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_run(rlcat, "runs/edit")
+    write_metrics(workspace / "runs" / "edit", training(3), monkeypatch)
+    plan_path = workspace / "runs/edit/plan.json"
+    plan = json.loads(plan_path.read_text())
+    plan["overrides"].append("trainer.total_epochs=99")
+    plan_path.write_text(json.dumps(plan))
+    r = rlcat("runs", "show", "runs/edit", "-f", "json")
+    assert r.code == 0 and "RLC1208" in r.err
+    assert json.loads(r.out)["fingerprint"] == plan_fingerprint(plan)
+
+
+def test_hydra_overrides_that_differ_from_the_plan_are_reported(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compile_run(rlcat, "runs/h")
+    write_metrics(workspace / "runs" / "h", training(3), monkeypatch)
+    plan = json.loads((workspace / "runs/h/plan.json").read_text())
+    (workspace / "runs/h/.hydra").mkdir()
+    launched = [*plan["overrides"][:-1], "trainer.total_epochs=1"]
+    (workspace / "runs/h/.hydra/overrides.yaml").write_text(yaml.safe_dump(launched))
+    r = rlcat("runs", "show", "runs/h", "-f", "json")
+    assert r.code == 0 and "RLC1207" in r.err and "trainer.total_epochs" in r.err
+    assert json.loads(r.out)["run"]["hydra"] is True
+
+
+def test_runs_add_without_a_catalog_says_where_to_record(rlcat: Run, workspace: Path) -> None:
+    r = rlcat("runs", "add", "anywhere")
+    assert r.code == 2 and "RLC105" in r.err and "--catalog" in r.err
