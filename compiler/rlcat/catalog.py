@@ -1,4 +1,4 @@
-"""The catalog on disk: recipes, models, datasets and platform profiles, found by name.
+"""The catalog on disk: recipes, models, datasets, platform profiles and results, found by name.
 
 Files are named after their entry (`recipes/geo3k_megatron_4_4.yaml` holds recipe
 `geo3k_megatron_4_4`), so a lookup opens one file instead of parsing the whole catalog.
@@ -90,12 +90,13 @@ def _inside(path: str, folder: str) -> bool:
     return os.path.commonpath([path, folder]) == folder
 
 
-Kind = Literal["recipe", "model", "dataset", "platform"]
+Kind = Literal["recipe", "model", "dataset", "platform", "result"]
 KIND_DIRS: dict[Kind, str] = {
     "recipe": "recipes",
     "model": "catalog/models",
     "dataset": "catalog/datasets",
     "platform": "catalog/platforms",
+    "result": "catalog/results",
 }
 _KIND_OF_FOLDER: dict[tuple[str, ...], Kind] = {tuple(d.split("/")): k for k, d in KIND_DIRS.items()}
 

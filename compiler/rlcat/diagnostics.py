@@ -98,6 +98,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC1009": ("NOSET variable dropped without entrypoint resources", Severity.ERROR),
     "RLC1010": ("launched job progress and result", Severity.INFO),
     "RLC1011": ("no container image for the target", Severity.ERROR),
+    "RLC1012": ("Slurm refused the job or cannot be reached", Severity.ERROR),
     # 11xx: launch scripts, read without running them (rlcat.scripts)
     "RLC1101": ("launch command cut short by a line continuation", Severity.ERROR),
     "RLC1102": ("value only known by running a command", Severity.WARNING),
@@ -105,6 +106,29 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC1104": ("script launches no verl trainer", Severity.WARNING),
     "RLC1105": ("variable the script requires is not set", Severity.WARNING),
     "RLC1106": ("shell construct not evaluated", Severity.WARNING),
+    # rlcat lint: what the launches a script makes give verl (rlcat.pipeline.lint_scripts)
+    "RLC1111": ("launch of an entrypoint rlcat has no key index for", Severity.ERROR),
+    "RLC1112": ("entry config or group choice without a key index: keys not checked", Severity.WARNING),
+    "RLC1113": ("the same key overridden twice", Severity.WARNING),
+    "RLC1114": ("override Hydra's grammar cannot read", Severity.ERROR),
+    # 12xx: runs and results (rlcat runs, rlcat results)
+    "RLC1201": ("run folder without a readable plan", Severity.ERROR),
+    "RLC1202": ("metrics line that is not a file-logger record", Severity.WARNING),
+    "RLC1203": ("half-written last metrics line skipped", Severity.INFO),
+    "RLC1204": ("metrics line over the size limit", Severity.WARNING),
+    "RLC1205": ("metrics thinned or capped", Severity.INFO),
+    "RLC1206": ("a run or result file is already there", Severity.ERROR),
+    "RLC1207": ("run launched with other overrides than its plan", Severity.WARNING),
+    "RLC1208": ("plan fingerprint does not match the plan", Severity.WARNING),
+    "RLC1209": ("no metrics to record", Severity.ERROR),
+    # 13xx: rlcat import: a launch script, overrides.yaml or command line turned into a recipe
+    "RLC1301": ("nothing rlcat import can read as a verl launch", Severity.ERROR),
+    "RLC1302": ("entrypoint, entry config or group choice no recipe axis selects", Severity.WARNING),
+    "RLC1303": ("source setting left out of the recipe or changed to compile", Severity.WARNING),
+    "RLC1304": ("source word that is not an override", Severity.WARNING),
+    "RLC1305": ("round trip: the recipe gives verl another value than the source", Severity.ERROR),
+    "RLC1306": ("import would overwrite a file", Severity.ERROR),
+    "RLC1307": ("catalog entry field the source does not say", Severity.INFO),
 }
 
 

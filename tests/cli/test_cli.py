@@ -296,6 +296,7 @@ def test_every_command_has_examples() -> None:
     assert [name for name in leaves if name not in with_examples] == []
 
 
+EXAMPLE_SCRIPT = REPO / "tests" / "data" / "lint" / "clean.sh"
 EXAMPLE_RECIPE = """\
 name: {name}
 summary: a user recipe for the help examples
@@ -304,12 +305,42 @@ extends: gsm8k_qwen3_8b_fsdp
 
 
 def _prepare(args: list[str], cwd: Path) -> None:
-    """Create the user files an example names (e.g. my_recipes/run.yaml) in the scratch folder."""
+    """Create the user files an example names (e.g. my_recipes/run.yaml, run.sh) in the scratch folder."""
     for arg in args:
         if arg.endswith((".yaml", ".yml")) and "/" in arg and not (cwd / arg).exists():
             path = cwd / arg
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(EXAMPLE_RECIPE.format(name=path.stem), encoding="utf-8")
+        if args[0] in ("lint", "import") and arg.endswith(".sh") and not (cwd / arg).exists():
+            path = cwd / arg
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(EXAMPLE_SCRIPT.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def _prepare_runs(args: list[str], cwd: Path) -> None:
+    """For `rlcat runs` examples: a project (rlcat.toml) to record into, the run folders they name
+    (compiled with --run-dir, a few steps of metrics), the --catalog folder, and the recorded runs
+    they name (RECIPE-rocm-FOLDER, recorded from runs/FOLDER)."""
+    from rlcat.cli import main
+
+    (cwd / "rlcat.toml").write_text("", encoding="utf-8")
+    if "--catalog" in args:
+        (cwd / args[args.index("--catalog") + 1]).mkdir(exist_ok=True)
+    names = [a for a in args if a.startswith("dapo_math_fsdp2_4_4-rocm-")]
+    recorded = [f"runs/{name.removeprefix('dapo_math_fsdp2_4_4-rocm-')}" for name in names]
+    folders = [a for a in args if a.startswith("runs/")] + recorded
+    for folder in dict.fromkeys(folders):
+        if (cwd / folder / "plan.json").exists():
+            continue
+        assert main(["compile", "dapo_math_fsdp2_4_4", "-p", "rocm", "--run-dir", folder]) == 0
+        lines = [{"step": 0, "data": {"val-core/math_dapo/acc/mean@1": 0.2}}]
+        lines += [
+            {"step": s, "data": {"timing_s/step": 200.0 + s, "perf/throughput": 900.0}} for s in (1, 2, 3)
+        ]
+        text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+        (cwd / folder / "metrics.jsonl").write_text(text, encoding="utf-8")
+    for folder in recorded:
+        assert main(["runs", "add", folder]) == 0
 
 
 def _needs_verl_trees(args: list[str]) -> bool:
@@ -325,12 +356,16 @@ def test_help_examples_run(
     if _needs_verl_trees(args) and not all(trees.is_fetched(v) for v in trees.VERL_VERSIONS):
         pytest.skip("needs the verl config trees (`rlcat dev fetch-verl`); tests never download them")
     _prepare(args, tmp_path)
+    if args[0] == "runs":
+        _prepare_runs(args, tmp_path)
     result = rlcat(*args)
     assert result.code == 0, f"`{example}` exited with {result.code}:\n{result.err}"
     assert "Traceback" not in result.err
     for flag in ("-o", "--output"):
         if flag in args:
             written = tmp_path / args[args.index(flag) + 1]
+            if args[0] == "import":  # -o names the catalog folder it writes
+                written = next((written / "recipes").glob("*.yaml"))
             assert written.is_file() and written.stat().st_size > 0, f"`{example}` wrote no {written}"
 
 

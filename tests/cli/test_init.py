@@ -44,6 +44,7 @@ SCAFFOLD = {
     "schemas/model.schema.json",
     "schemas/platform.schema.json",
     "schemas/recipe.schema.json",
+    "schemas/result.schema.json",
 }
 
 
@@ -85,7 +86,8 @@ def test_init_writes_the_repository(team: Path, rlcat: Run) -> None:
     # the generator of rlcat's own schemas/ (`rlcat dev schemas --check` keeps those equal to it)
     for name, text in schema_files().items():
         assert (team / "schemas" / name).read_text(encoding="utf-8") == text, name
-    assert sorted(schema_files()) == [f"{n}.schema.json" for n in ("dataset", "model", "platform", "recipe")]
+    kinds = ("dataset", "model", "platform", "recipe", "result")
+    assert sorted(schema_files()) == [f"{n}.schema.json" for n in kinds]
     workflow = _yaml(team / ".github/workflows/rlcat.yml")
     assert f'"rlcat=={VERSION}"' in str(workflow["jobs"]["validate"]["steps"])
     (repo,) = _yaml(team / ".pre-commit-config.yaml")["repos"]
@@ -150,7 +152,7 @@ def test_docs_examples_are_what_init_writes() -> None:
 
 def test_hooks_file_provides_the_same_hook_and_shows_the_generated_config() -> None:
     text = (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
-    (provided,) = yaml.safe_load(text)
+    provided = {hook["id"]: hook for hook in yaml.safe_load(text)}[HOOK["id"]]
     assert {k: v for k, v in provided.items() if k != "description"} == HOOK
     shown = text.split("#   repos:", 1)[1].split("\n#\n", 1)[0]
     config = yaml.safe_load("repos:" + "\n".join(line.removeprefix("#  ") for line in shown.splitlines()))

@@ -21,6 +21,7 @@ SMOKE_RUNS = [
     ("validate_many.py", ["--files", "20", "--repeat", "1", "--no-process"]),
     ("docs_build.py", ["--repeat", "1"]),
     ("limits.py", ["--repeat", "1"]),
+    ("lint_scripts.py", ["--repeat", "1"]),
 ]
 
 

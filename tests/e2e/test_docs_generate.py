@@ -25,6 +25,7 @@ from rlcat.docsite import generate as gen
 from rlcat.docsite.data import load_site
 from rlcat.docsite.home import quick_start_commands
 from rlcat.guards import REGISTRY
+from rlcat.model.axes import MODES
 
 from conftest import REPO
 
@@ -264,7 +265,7 @@ def test_platform_pages_hold_the_profile() -> None:
         for tweak in p.tweaks:
             assert f"### {tweak.id} " in text and " ".join(tweak.reason.split()) in text
         assert len(
-            re.findall(r"^\| (colocate|fully_async) \|", _section(text, "Support matrix"), re.M)
+            re.findall(rf"^\| ({'|'.join(MODES)}) \|", _section(text, "Support matrix"), re.M)
         ) == len(p.support)
 
 

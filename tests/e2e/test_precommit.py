@@ -1,7 +1,8 @@
-"""The `rlcat-validate` pre-commit hook, installed and run by the real pre-commit in a throwaway
-recipes repository, offline: pre-commit builds the hook's virtualenv with `pip install .` from a
-copy of this checkout (committed in a throwaway repository), and pip takes every distribution from
-the wheelhouse that `rlcat dev fetch-verl` downloads (`PIP_NO_INDEX=1`, `PIP_FIND_LINKS=...`)."""
+"""The `rlcat-validate` and `rlcat-lint-scripts` pre-commit hooks, installed and run by the real
+pre-commit in a throwaway repository, offline: pre-commit builds the hook's virtualenv with
+`pip install .` from a copy of this checkout (committed in a throwaway repository), and pip takes
+every distribution from the wheelhouse that `rlcat dev fetch-verl` downloads (`PIP_NO_INDEX=1`,
+`PIP_FIND_LINKS=...`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from rlcat.dev import wheelhouse
 from conftest import REPO
 
 HOOK_ID = "rlcat-validate"
+LINT_HOOK_ID = "rlcat-lint-scripts"
+LINT_DATA = REPO / "tests" / "data" / "lint"
 # What a checkout holds that is not part of rlcat's source (mirrors .gitignore).
 TOP_LEVEL_NOT_SOURCE = {".git", ".verl", ".venv", "build", "dist", "site"}
 ANYWHERE_NOT_SOURCE = shutil.ignore_patterns(
@@ -111,7 +114,8 @@ def _pre_commit(root: Path, env: dict[str, str], *args: str) -> subprocess.Compl
     )
 
 
-def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
+def _offline_env(tmp_path: Path) -> dict[str, str]:
+    """pre-commit's environment for an offline hook install from the wheelhouse (skip without it)."""
     wheels = wheelhouse.wheelhouse_dir()
     if not wheelhouse.is_complete(wheels):
         pytest.skip(
@@ -122,11 +126,7 @@ def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
         [sys.executable, "-m", "pre_commit", "--version"], capture_output=True, check=False
     )
     assert probe.returncode == 0, 'pre-commit is missing: pip install -e ".[test]"'
-
-    rev = _rlcat_repo(tmp_path / "rlcat-src")
-    project = tmp_path / "recipes-repo"
-    bad_line = _recipes_repo(project, tmp_path / "rlcat-src", rev)
-    env = _env(
+    return _env(
         PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
         PIP_NO_INDEX="1",
         PIP_FIND_LINKS=str(wheels),
@@ -136,6 +136,20 @@ def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
         VIRTUALENV_OVERRIDE_APP_DATA=str(tmp_path / "virtualenv-app-data"),
         VIRTUALENV_NO_PERIODIC_UPDATE="1",
     )
+
+
+def _provided_hook(hook_id: str) -> dict[str, object]:
+    """A hook of this repository's .pre-commit-hooks.yaml, by id."""
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    found: dict[str, object] = {hook["id"]: hook for hook in hooks}[hook_id]
+    return found
+
+
+def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
+    env = _offline_env(tmp_path)
+    rev = _rlcat_repo(tmp_path / "rlcat-src")
+    project = tmp_path / "recipes-repo"
+    bad_line = _recipes_repo(project, tmp_path / "rlcat-src", rev)
 
     everything = _pre_commit(project, env, "--all-files")
     output = everything.stdout + everything.stderr
@@ -156,6 +170,59 @@ def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
     envs = list((tmp_path / "pre-commit-home").glob("repo*/py_env-*"))
     assert len(envs) == 1, envs
     assert "Installing environment" not in output, output
+
+
+def _scripts_repo(root: Path, rlcat_src: Path, rev: str) -> int:
+    """A team's repository of launch scripts: a good one, a bad one (`+` on a key verl has), and a
+    shell script that launches nothing; returns the bad override's line."""
+    scripts = root / "scripts"
+    scripts.mkdir(parents=True)
+    for name, source in (("good.sh", "clean.sh"), ("bad.sh", "plus_misuse.sh"), ("setup.sh", "no_launch.sh")):
+        (scripts / name).write_text((LINT_DATA / source).read_text(encoding="utf-8"), encoding="utf-8")
+    bad_line = (scripts / "bad.sh").read_text(encoding="utf-8").splitlines().index(
+        "    +trainer.total_epochs=1 \\"
+    ) + 1
+    config = {"repos": [{"repo": str(rlcat_src), "rev": rev, "hooks": [{"id": LINT_HOOK_ID}]}]}
+    (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    (root / "README.md").write_text("launch scripts\n", encoding="utf-8")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    return bad_line
+
+
+def test_lint_hook_flags_the_bad_script_offline(tmp_path: Path) -> None:
+    env = _offline_env(tmp_path)
+    rev = _rlcat_repo(tmp_path / "rlcat-src")
+    project = tmp_path / "scripts-repo"
+    bad_line = _scripts_repo(project, tmp_path / "rlcat-src", rev)
+
+    everything = _pre_commit(project, env, "--all-files")
+    output = everything.stdout + everything.stderr
+    assert "An unexpected error has occurred" not in output, output
+    assert everything.returncode == 1, output
+    assert f"- hook id: {LINT_HOOK_ID}" in output and "Failed" in output, output
+    finding = f"scripts/bad.sh:{bad_line}:5 RLC408 error: '+trainer.total_epochs' adds a key"
+    assert any(line.startswith(finding) for line in output.splitlines()), output
+    # the script that launches nothing is a note, not a failure; README.md is not a script
+    assert "scripts/setup.sh:1 RLC1104 info:" in output, output
+    assert "good.sh" not in output and "README" not in output, output
+    assert "3 files checked: 2 error(s), 0 warning(s)" in output, output
+
+    good = _pre_commit(project, env, "--files", "scripts/good.sh", "scripts/setup.sh")
+    output = good.stdout + good.stderr
+    assert good.returncode == 0, output
+    assert "rlcat lint (verl launch scripts)" in output and "Passed" in output, output
+
+
+def test_lint_hook_runs_on_shell_scripts_only() -> None:
+    hook = _provided_hook(LINT_HOOK_ID)
+    files = re.compile(str(hook["files"]))
+    for path in ("run.sh", "examples/grpo/run_qwen3_8b.sh"):
+        assert files.search(path), path
+    for path in ("run.sh.bak", "recipes/x.yaml", "run.bash", "README.md"):
+        assert not files.search(path), path
+    assert hook["entry"] == "rlcat lint --only-launches" and hook["language"] == "python"
+    assert hook["types"] == ["shell"] and hook.get("pass_filenames", True)
 
 
 def test_requirements_cover_the_build_and_the_runtime() -> None:
@@ -186,7 +253,7 @@ def test_dependencies_parser_without_tomllib() -> None:
 
 
 def test_hook_files_pattern_matches_recipes_and_catalog_entries_only() -> None:
-    (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = _provided_hook(HOOK_ID)
     files = re.compile(hook["files"])
     shipped = [p.relative_to(REPO).as_posix() for d in ("recipes", "catalog") for p in (REPO / d).rglob("*")]
     assert [p for p in shipped if p.endswith(".yaml") and not files.search(p)] == []

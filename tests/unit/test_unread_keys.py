@@ -33,7 +33,7 @@ def test_table_names_keys_the_release_has(row: UnreadSection) -> None:
 
 
 def test_hint_names_the_new_home_or_says_there_is_none() -> None:
-    (reward_model,) = [row for row in UNREAD if row.prefix == "reward_model"]
+    reward_model = next(row for row in UNREAD if row.prefix == "reward_model")
     assert "reward.reward_model.model_path" in _hint("reward_model.model.path", reward_model)
     assert "reward.reward_kwargs.overlong_buffer_cfg.len" in _hint(
         "reward_model.reward_kwargs.overlong_buffer_cfg.len", reward_model

@@ -10,6 +10,7 @@ from rlcat.cli.app import app, command_tree, main, run
 # isort: off
 import rlcat.cli.compile
 import rlcat.cli.launch
+import rlcat.cli.import_cmd
 import rlcat.cli.list
 import rlcat.cli.show
 import rlcat.cli.explain
@@ -17,6 +18,9 @@ import rlcat.cli.diff
 import rlcat.cli.matrix
 import rlcat.cli.guards
 import rlcat.cli.validate
+import rlcat.cli.lint
+import rlcat.cli.results
+import rlcat.cli.runs
 import rlcat.cli.init
 import rlcat.cli.new
 import rlcat.cli.schemas

@@ -150,6 +150,7 @@ def regenerate_command(request: Request, catalog: list[Path] | None) -> list[str
     words += [word for text in request.sets for word in ("--set", text)]
     words += [word for text in request.overrides for word in ("--override", text)]
     words += ["--allow-known-broken"] if request.allow_known_broken else []
+    words += ["--run-dir", request.run_dir] if request.run_dir else []
     return words + [word for folder in catalog or [] for word in ("--catalog", str(folder))]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -22,6 +22,7 @@ from rlcat.diagnostics import Diagnostic, RlcatError, Severity, json_text
 from rlcat.emit.explain import annotated_overrides, origins_data
 from rlcat.emit.formats import FORMATS, plan_data
 from rlcat.pipeline.assemble import Request
+from rlcat.runs.plan_file import write_plan_file
 
 # Formats that are programs: `-o launch.sh` is run as `./launch.sh`, so it is written executable.
 EXECUTABLE_FORMATS = frozenset({"shell"})
@@ -36,6 +37,8 @@ EXECUTABLE_FORMATS = frozenset({"shell"})
   rlcat compile dapo_math_fsdp2_4_4 --platform cuda --engine sglang --format shell -o launch.sh
 
   rlcat compile my_recipes/run.yaml --platform rocm --set batch.mini_batch_size=64 --format json
+
+  rlcat compile dapo_math_fsdp2_4_4 -p rocm --run-dir runs/dapo-1 --format shell -o runs/dapo-1/run.sh
 """,
 )
 def compile_cmd(
@@ -75,6 +78,15 @@ def compile_cmd(
         bool, typer.Option("--explain", help="Annotate every override and env var with its origin.")
     ] = False,
     allow_known_broken: AllowKnownBrokenOpt = False,
+    run_dir: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--run-dir",
+            help="The run's folder: verl's file logger writes its metrics to DIR/metrics.jsonl "
+            "(`file` joins trainer.logger, VERL_FILE_LOGGER_PATH points there), and the plan is "
+            "written to DIR/plan.json, for `rlcat runs add DIR`.",
+        ),
+    ] = None,
     catalog: CatalogOpt = None,
 ) -> None:
     """Compile a recipe into the entrypoint, config, overrides and env that launch it on verl."""
@@ -88,13 +100,14 @@ def compile_cmd(
                 )
             ]
         )
-    compiled = compile_plan(
-        Request(
-            recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
-        ),
-        catalog,
+    request = Request(
+        recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
     )
+    request.run_dir = None if run_dir is None else str(run_dir)
+    compiled = compile_plan(request, catalog)
     print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
+    if run_dir is not None:
+        print_diagnostics(write_plan_file(run_dir, compiled, compiled.regenerate))
     if not explain:
         text = FORMATS[fmt](compiled)
     elif fmt == "overrides":

@@ -60,8 +60,8 @@ def export_cmd(
         bool, typer.Option("--check", help="Exit 1 if a file is missing or stale; write nothing.")
     ] = False,
 ) -> None:
-    """Write the JSON Schemas of recipes, models, datasets and platform profiles into a folder, so
-    that a recipe's `# yaml-language-server: $schema=...` line works in editors. Files that are up
+    """Write the JSON Schemas of recipes, models, datasets, platform profiles and results into a
+    folder, so that a recipe's `# yaml-language-server: $schema=...` line works in editors. Files that are up
     to date are left alone; with --check (in CI), nothing is written and a missing or stale file
     is exit 1."""
     target = folder if folder is not None else default_folder()

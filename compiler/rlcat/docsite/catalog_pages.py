@@ -15,7 +15,9 @@ FAMILIES = {
     "3": "Lowering and compile",
     "4": "verl key index",
     "10": "Launch (`rlcat launch`)",
-    "11": "Launch scripts (the static reader)",
+    "11": "Launch scripts (the static reader and `rlcat lint`)",
+    "12": "Runs and results",
+    "13": "Importing launch scripts and past runs (`rlcat import`)",
 }
 GUARD_FAMILIES = {
     "5": "Platform known issues",

@@ -18,7 +18,7 @@ DIRS = {
 ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang"}
 BACKEND_LABELS = {"fsdp": "FSDP", "fsdp2": "FSDP2", "megatron": "Megatron"}
 ALGORITHM_LABELS = {"grpo": "GRPO", "dapo": "DAPO", "ppo": "PPO"}
-MODE_LABELS = {"colocate": "colocate", "fully_async": "fully async"}
+MODE_LABELS = {"colocate": "colocate", "fully_async": "fully async", "one_step_off": "one step off"}
 
 # icons of the support statuses (Material's bundled icons, inlined as SVG: no font or CDN)
 STATUS_ICONS = {

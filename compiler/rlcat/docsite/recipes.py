@@ -19,6 +19,7 @@ from rlcat.docsite.md import breakable_code, code, details, esc, fence, link, na
 from rlcat.docsite.md import facts as md_facts
 from rlcat.emit.formats import FORMATS, override_text, override_texts
 from rlcat.emit.hydra_value import render_or_repr
+from rlcat.model.axes import SPLIT_MODES
 from rlcat.pipeline.assemble import Compiled
 from rlcat.pipeline.plan import Setting
 from rlcat.pipeline.survey import diff
@@ -27,7 +28,7 @@ from rlcat.pipeline.survey import diff
 def gpu_layout(site: Site, name: str) -> str:
     res = site.recipe(name).resources
     nodes = f"{res.nodes} node{'s' if res.nodes > 1 else ''} × {res.gpus_per_node} GPUs"
-    if site.recipe(name).mode == "fully_async":
+    if site.recipe(name).mode in SPLIT_MODES:
         return f"{nodes}: {res.trainer_gpus} trainer + {res.rollout_gpus} rollout GPUs per node"
     return f"{nodes}, colocated (trainer and rollout share every GPU)"
 
@@ -35,7 +36,7 @@ def gpu_layout(site: Site, name: str) -> str:
 def gpu_layout_short(site: Site, name: str) -> str:
     res = site.recipe(name).resources
     text = f"{res.nodes} × {res.gpus_per_node}"
-    if site.recipe(name).mode == "fully_async":
+    if site.recipe(name).mode in SPLIT_MODES:
         text += f" ({res.trainer_gpus} + {res.rollout_gpus})"
     return text
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
@@ -103,7 +105,7 @@ def plan_data(c: Compiled) -> dict[str, Any]:
     """The plan as JSON data (the `json` format; `--explain` adds the origins). Refused (RLC405) when
     a value holds text no output can hold."""
     _refuse_unwritable(c, argv=False)
-    return {
+    data = {
         "recipe": c.plan.recipe,
         "platform": c.plan.platform,
         "verl_version": c.plan.verl_version,
@@ -114,6 +116,33 @@ def plan_data(c: Compiled) -> dict[str, Any]:
         "env": c.env_vars,
         "left_out": [s.key for s in c.dropped],
     }
+    return {**data, "fingerprint": plan_fingerprint(data)}
+
+
+# Where a run's metrics go is no part of what it trains: two runs of one plan that log to different
+# places (`compile --run-dir`, wandb or not) share a fingerprint.
+UNFINGERPRINTED_KEYS = frozenset({"trainer.logger"})
+UNFINGERPRINTED_ENV = frozenset({"VERL_FILE_LOGGER_PATH", "VERL_FILE_LOGGER_ROOT"})
+
+
+def override_key(text: str) -> str:
+    """The key of an override's text (`++a.b=1` → `a.b`); Hydra's key grammar has no `=`."""
+    return text.lstrip("+").partition("=")[0]
+
+
+def plan_fingerprint(data: Mapping[str, Any]) -> str:
+    """`sha256:...` of what verl receives: the entrypoint, the config, the overrides as they are
+    written (group choices included; sorted, as no two name one key) and the env, less where the
+    metrics are logged. The same plan gives the same fingerprint on any machine: a run's result
+    records it, and `rlcat runs add` recomputes it from the run's plan.json."""
+    canonical = {
+        "entrypoint": data["entrypoint"],
+        "config_name": data["config_name"],
+        "overrides": sorted(t for t in data["overrides"] if override_key(t) not in UNFINGERPRINTED_KEYS),
+        "env": {k: v for k, v in sorted(data["env"].items()) if k not in UNFINGERPRINTED_ENV},
+    }
+    text = json.dumps(canonical, ensure_ascii=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def to_json(c: Compiled) -> str:

@@ -5,6 +5,7 @@ docs/architecture.md says why the layers are lowered apart."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -51,6 +52,8 @@ class Request:
     allow_known_broken: bool = False
     # guards accepted beyond the recipe's own `allow:` (the project file's `[allow]`); the recipe's win
     allow: dict[str, Allowance] = field(default_factory=dict)
+    # `--run-dir`: the folder of the run; verl's file logger writes its metrics there (run_dir_settings)
+    run_dir: str | None = None
 
 
 @dataclass
@@ -125,12 +128,17 @@ def _compile(req: Request, catalog: Catalog, source: Source) -> Compiled:
     problems += required_env_conflicts(plan, profile, recipe)
     for text in req.overrides:
         plan.put(_command_line_override(text))
+    if req.run_dir is not None:
+        for setting, is_env in run_dir_settings(plan, req.run_dir):
+            plan.put(setting, env=is_env)
 
     group = tuple(f"{g}={o}" for g, o in plan.group_choices.items())
     index = verl_index.load_index(profile.verl_index, plan.config_name, group)
     recipe_file = resolved.source.files[-1] if resolved.source.files else None
     allow = {**req.allow, **_recipe_allowances(recipe, recipe_file)}
-    problems += _support_status(profile, recipe, recipe_file, req.allow_known_broken, allow.get("RLC303"))
+    problems += resolved.source.onto_recipe(
+        _support_status(profile, recipe, resolved.source, req.allow_known_broken, allow.get("RLC303"))
+    )
 
     ancestors = resolved.source.files[:-1]
     context = Context(recipe, resolved.model, profile, plan, index)
@@ -179,14 +187,16 @@ def _recipe_allowances(recipe: Recipe, file: str | None) -> dict[str, Allowance]
 def _support_status(
     profile: PlatformProfile,
     recipe: Recipe,
-    file: str | None,
+    source: Source,
     allow_known_broken: bool,
     allowance: Allowance | None,
 ) -> list[Diagnostic]:
     """The profile's word on this mode × engine × backend cell, when it is not plain 'supported'. A
     known-broken cell is an error (the run would fail on the cluster), unless the command line
     (--allow-known-broken), the recipe or the project file (`allow: {RLC303: reason}`) accepts it:
-    then a warning."""
+    then a warning. Either points at the recipe's `mode:` (or its `--mode`), so a pull request's
+    annotation lands on a line."""
+    where = source.locate(("mode",))
     for cell in profile.support:
         if (cell.mode, cell.engine, cell.backend) != (recipe.mode, recipe.engine, recipe.backend):
             continue
@@ -194,13 +204,13 @@ def _support_status(
         why = f": {cell.note}" if cell.note else ""
         if cell.status == "known-broken":
             accepted = allow_known_broken or allowance is not None
-            source = f"source: {cell.source}" if cell.source else ""
+            evidence = f"source: {cell.source}" if cell.source else ""
             hint = (
-                source
+                evidence
                 if accepted
                 else "pass --allow-known-broken, or accept it with the reason in the recipe (or the project "
                 "file's [allow]): "
-                'allow: {RLC303: "why it works for you"}' + (f"; {source}" if source else "")
+                'allow: {RLC303: "why it works for you"}' + (f"; {evidence}" if evidence else "")
             )
             return [
                 diag(
@@ -208,12 +218,12 @@ def _support_status(
                     f"platform {profile.name} marks {cell_name} known-broken{why}"
                     + (f" (allowed by {allowance.by}: {allowance.reason})" if allowance is not None else ""),
                     severity=Severity.WARNING if accepted else Severity.ERROR,
-                    file=file,
                     hint=hint or None,
+                    **where,
                 )
             ]
         if cell.status == "untested":
-            return [diag("RLC304", f"platform {profile.name} has not validated {cell_name}{why}", file=file)]
+            return [diag("RLC304", f"platform {profile.name} has not validated {cell_name}{why}", **where)]
     return []
 
 
@@ -288,6 +298,26 @@ def _assemble(
                 if key not in table:
                     plan.put(Setting(key, REMOVED, Origin(layer, f"removed by the {layer} layer")), env=env)
         previous = lowered
+
+
+METRICS_FILE = "metrics.jsonl"
+FILE_LOGGER_PATH = "VERL_FILE_LOGGER_PATH"
+
+
+def run_dir_settings(plan: Plan, run_dir: str) -> list[tuple[Setting, bool]]:
+    """`--run-dir DIR`: verl's `file` logger added to trainer.logger, and pointed at DIR/metrics.jsonl
+    through VERL_FILE_LOGGER_PATH, which verl's FileLogger reads before anything else
+    (verl/utils/tracking.py:534 in 0.9.1, :260 in 0.7.1; it writes one `{"step": N, "data": {...}}`
+    line per step). The path is absolute: verl runs from wherever it is launched."""
+    origin = Origin(Layer.COMMAND_LINE, f"--run-dir {run_dir}", reason="the run's metrics for rlcat runs add")
+    history = plan.overrides.get("trainer.logger")
+    current = history.final.value if history is not None and not history.removed else ["console"]
+    loggers = list(current) if isinstance(current, list) else [current]
+    path = os.path.join(os.path.abspath(run_dir), METRICS_FILE)
+    settings = [(Setting(FILE_LOGGER_PATH, path, origin), True)]
+    if "file" not in loggers:
+        settings.append((Setting("trainer.logger", [*loggers, "file"], origin), False))
+    return settings
 
 
 def _as_layer(origin: Origin, layer: Layer) -> Origin:

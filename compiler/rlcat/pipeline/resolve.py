@@ -41,6 +41,7 @@ LAYER_FIELDS = (
     "rollout",
     "actor",
     "algo",
+    "reward",
     "critic",
     "async",
     "trainer",

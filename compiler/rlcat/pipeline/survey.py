@@ -4,18 +4,31 @@ and every cell of a recipe's matrix compiled. Rendering is emit's (emit/tables.p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import RlcatError, Severity, is_guard_code
+from rlcat.model.axes import SPLIT_MODES
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
-from rlcat.pipeline.plan import Setting
+from rlcat.pipeline.assemble import Request, compile_request
+from rlcat.pipeline.plan import Plan, Setting
 from rlcat.pipeline.platform import profile_names
 from rlcat.pipeline.resolve import Resolved, load_platform, load_recipe_source, platform_block, resolve
+from rlcat.verl.check import Override
 
 
-def _table(c: Compiled) -> tuple[dict[str, Setting], dict[str, Setting]]:
+class PlanView(Protocol):
+    """What a diff compares: a compiled plan, or a run's plan read back (rlcat.runs.plan_file)."""
+
+    @property
+    def plan(self) -> Plan: ...
+    @property
+    def overrides(self) -> list[Override]: ...
+    @property
+    def env(self) -> list[Setting]: ...
+
+
+def _table(c: PlanView) -> tuple[dict[str, Setting], dict[str, Setting]]:
     return {o.key: o.setting for o in c.overrides}, {s.key: s for s in c.env}
 
 
@@ -30,7 +43,7 @@ class Change:
     origin_after: str = ""
 
 
-def diff(a: Compiled, b: Compiled) -> list[Change]:
+def diff(a: PlanView, b: PlanView) -> list[Change]:
     """Settings that differ from plan a to plan b, with the origin on each side."""
     out: list[Change] = []
     for what in ("entrypoint", "config_name", "group_choices", "verl_version"):
@@ -130,7 +143,7 @@ def list_recipes(
             continue
         res = recipe.resources
         layout = f"{res.nodes}x{res.gpus_per_node}"
-        if recipe.mode == "fully_async":
+        if recipe.mode in SPLIT_MODES:
             layout += f" ({res.trainer_gpus}+{res.rollout_gpus})"
         rows.append(
             {

@@ -21,6 +21,7 @@ from rlcat.guards.security.environment import hazard
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.project import ProjectSettings
+from rlcat.model.results import Result
 from rlcat.pipeline.assemble import Request, compile_request
 from rlcat.pipeline.load import Document, load_yaml
 from rlcat.pipeline.resolve import (
@@ -31,6 +32,7 @@ from rlcat.pipeline.resolve import (
     resolve,
     validate_document,
 )
+from rlcat.pipeline.result_checks import result_problems
 from rlcat.verl.index import available_versions
 
 # A recipe is checked on the project file's platforms (by default the two primary ones) and on every
@@ -40,6 +42,7 @@ ENTRY_MODELS: dict[Kind, type[BaseModel]] = {
     "model": ModelEntry,
     "dataset": DatasetEntry,
     "platform": PlatformProfile,
+    "result": Result,
 }
 UNREADABLE = {"RLC001", "RLC006", "RLC007", "RLC012"}  # input that could not be read at all (exit 2)
 
@@ -124,16 +127,18 @@ def validate_file(
     kind = catalog.kind_of(path)
     try:
         if kind != "recipe":
-            return _validate_entry(path, kind)
+            return _validate_entry(path, kind, catalog)
         return _validate_recipe(path, catalog, platforms, defaults, allow or {})
     except RlcatError as exc:
         return exc.diagnostics
 
 
-def _validate_entry(path: Path, kind: Kind) -> list[Diagnostic]:
+def _validate_entry(path: Path, kind: Kind, catalog: Catalog) -> list[Diagnostic]:
     doc = load_yaml(path, display_path(path))
     entry = validate_document(ENTRY_MODELS[kind], doc)
     check_name(doc, path, kind, getattr(entry, "name", path.stem))
+    if isinstance(entry, Result):
+        return result_problems(entry, doc, catalog)
     if not isinstance(entry, PlatformProfile):
         return []
     found = _platform_environment(entry, doc)

@@ -32,8 +32,8 @@ HOOK: dict[str, Any] = {
     "name": "rlcat validate",
     "entry": "rlcat validate",
     "language": "python",
-    # recipes/ and catalog/models|datasets|platforms/ at the top or below any folder, .yaml or .yml
-    "files": r"(^|/)(recipes|catalog/(models|datasets|platforms))/.+\.ya?ml$",
+    # recipes/ and catalog/models|datasets|platforms|results/ at the top or below any folder (.yaml, .yml)
+    "files": r"(^|/)(recipes|catalog/(models|datasets|platforms|results))/.+\.ya?ml$",
     "types": ["yaml"],
     "pass_filenames": True,
     # one process for all files: the catalog is loaded once, and the report is one list in file order

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Affects, Context, Finding, Guard, in_range, register
-from rlcat.pipeline.lower.mode import MAIN_PPO
+from rlcat.pipeline.lower.mode import MAIN_PPO, ONE_STEP_OFF_MAIN
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,9 @@ UNREAD: tuple[UnreadSection, ...] = (
         why=_REWARD_WHY,
     ),
 )
+# the one-step-off entrypoint hands its config to main_ppo's run_ppo without the migration too
+# (0.9.0 and 0.9.1 verl/experimental/one_step_off_policy/main_ppo.py: main)
+UNREAD += tuple(replace(s, entrypoint=ONE_STEP_OFF_MAIN) for s in UNREAD)
 
 
 @register
@@ -108,7 +111,7 @@ class KeyComposedButNotRead(Guard):
     name = "key_composed_but_not_read"
     title = "key the entrypoint composes but never reads"
     severity = Severity.ERROR
-    affects = Affects(modes=("colocate",), verl=">=0.9")
+    affects = Affects(modes=("colocate", "one_step_off"), verl=">=0.9")
     source = (
         "verl 0.9.0 verl/trainer/main_ppo.py:167-194, 0.9.1 :166-193 (main: no migrate_legacy_reward_impl)",
         "verl 0.9.0 and 0.9.1 verl/experimental/fully_async_policy/fully_async_main.py:237 (the only call)",
