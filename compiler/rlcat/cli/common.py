@@ -61,6 +61,10 @@ else:
     PlanFormat, ReportFormat = one_of(FORMATS), one_of(REPORTERS)
     TableFormat, DiffFormat = one_of(("table", "json")), one_of(("text", "json"))
 
+# --format of the listing commands (tables or JSON) and of the comparing ones (text or JSON)
+TableFormatOpt = Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")]
+DiffFormatOpt = Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")]
+
 
 def catalog_for(extra: list[Path] | None, paths: Iterable[str | Path] = ()) -> Catalog:
     """The catalog every command searches (project.search_roots): --catalog folders, the catalog a

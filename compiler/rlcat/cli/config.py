@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, TableFormat, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, TableFormatOpt, catalog_for, write_output
 from rlcat.diagnostics import json_text
 from rlcat.emit.tables import render_table
 from rlcat.model.project import ProjectSettings
@@ -25,7 +23,7 @@ from rlcat.project import PROJECT_FILE, PYPROJECT, Project, find_project, search
 """,
 )
 def config_cmd(
-    fmt: Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    fmt: TableFormatOpt = "table",
     catalog: CatalogOpt = None,
 ) -> None:
     """Show the project file found from here upward (rlcat.toml, or [tool.rlcat] in

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, DiffFormat, EngineName, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, DiffFormatOpt, EngineName, catalog_for, write_output
 from rlcat.diagnostics import Diagnostic, RlcatError
 from rlcat.emit.tables import render_diff
 from rlcat.pipeline.assemble import Request, compile_request
@@ -35,7 +35,7 @@ def diff_cmd(
         str | None, typer.Option(help="Platform of the right side (default: --platform).")
     ] = None,
     engine: Annotated[EngineName | None, typer.Option(help="Rollout engine for both sides.")] = None,
-    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = "text",
+    fmt: DiffFormatOpt = "text",
     catalog: CatalogOpt = None,
 ) -> None:
     """Show added, removed and changed settings between two recipes or two platforms, with origins."""

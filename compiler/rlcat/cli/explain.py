@@ -10,7 +10,7 @@ from rlcat.cli.app import app
 from rlcat.cli.common import (
     AllowKnownBrokenOpt,
     CatalogOpt,
-    DiffFormat,
+    DiffFormatOpt,
     EngineName,
     ModeName,
     compile_plan,
@@ -52,7 +52,7 @@ def explain_cmd(
     ] = None,
     override: Annotated[list[str] | None, typer.Option(help="Set a verl key (repeatable).")] = None,
     allow_known_broken: AllowKnownBrokenOpt = False,
-    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = "text",
+    fmt: DiffFormatOpt = "text",
     catalog: CatalogOpt = None,
 ) -> None:
     """Show the final value of a key and every layer that set it, in order: verl default, recipe, mode,

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, TableFormat, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, TableFormatOpt, catalog_for, write_output
 from rlcat.emit.tables import render_guard_page, render_guards
 from rlcat.guards import REGISTRY, find_guard
 from rlcat.pipeline.resolve import load_platform
@@ -29,7 +29,7 @@ def guards_cmd(
     platform: Annotated[
         str | None, typer.Option("--platform", "-p", help="Only guards that can apply here.")
     ] = None,
-    fmt: Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    fmt: TableFormatOpt = "table",
     catalog: CatalogOpt = None,
 ) -> None:
     """List the known-issue guards, or show one guard's docs."""

@@ -13,7 +13,7 @@ from rlcat.cli.common import (
     CatalogOpt,
     EngineName,
     ModeName,
-    TableFormat,
+    TableFormatOpt,
     catalog_for,
     write_output,
 )
@@ -40,7 +40,7 @@ def list_cmd(
         typer.Option(help="Only recipes that allow this engine."),
     ] = None,
     mode: Annotated[Optional[ModeName], typer.Option(help="Only this mode.")] = None,  # noqa: UP045
-    fmt: Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    fmt: TableFormatOpt = "table",
     catalog: CatalogOpt = None,
 ) -> None:
     """List the recipes in the catalog."""

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, TableFormat, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, TableFormatOpt, catalog_for, write_output
 from rlcat.emit.tables import render_matrix
 from rlcat.pipeline.survey import matrix
 
@@ -26,7 +26,7 @@ def matrix_cmd(
     platform: Annotated[
         list[str] | None, typer.Option("--platform", "-p", help="Only these platforms (repeatable).")
     ] = None,
-    fmt: Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    fmt: TableFormatOpt = "table",
     catalog: CatalogOpt = None,
 ) -> None:
     """Compile every mode × engine × backend cell the recipe allows on every platform: whether it

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, TableFormat, catalog_for, print_diagnostics, write_output
+from rlcat.cli.common import CatalogOpt, TableFormatOpt, catalog_for, print_diagnostics, write_output
 from rlcat.diagnostics import ExitCode, has_errors
 from rlcat.runs.render import render_results
 from rlcat.runs.results import load_results
@@ -30,7 +30,7 @@ def results_cmd(
         Optional[str],  # noqa: UP045
         typer.Option("--platform", "-p", help="Only results on this platform."),
     ] = None,
-    fmt: Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    fmt: TableFormatOpt = "table",
     catalog: CatalogOpt = None,
 ) -> None:
     """List the results in the catalog: figures reported with their source, and runs measured with

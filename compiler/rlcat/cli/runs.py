@@ -10,7 +10,14 @@ from typing import Annotated, Optional
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, DiffFormat, TableFormat, catalog_for, print_diagnostics, write_output
+from rlcat.cli.common import (
+    CatalogOpt,
+    DiffFormatOpt,
+    TableFormatOpt,
+    catalog_for,
+    print_diagnostics,
+    write_output,
+)
 from rlcat.diagnostics import ExitCode, RlcatError, Severity, diag, has_errors, printable
 from rlcat.project import find_project
 from rlcat.runs.record import read_run, write_result
@@ -119,7 +126,7 @@ def list_cmd(
         Optional[str],  # noqa: UP045
         typer.Option("--platform", "-p", help="Only runs on this platform."),
     ] = None,
-    fmt: Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    fmt: TableFormatOpt = "table",
     catalog: CatalogOpt = None,
 ) -> None:
     """List the recorded runs (the measured results of the catalog)."""
@@ -145,7 +152,7 @@ def show_cmd(
         Optional[str],  # noqa: UP045
         typer.Option(help="The GPU model, for a run folder."),
     ] = None,
-    fmt: Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    fmt: TableFormatOpt = "table",
     catalog: CatalogOpt = None,
 ) -> None:
     """Show one run: a run folder as `runs add` would record it, or a recorded result."""
@@ -170,7 +177,7 @@ def show_cmd(
 def compare_cmd(
     a: Annotated[str, typer.Argument(help="A run folder or a recorded run's name (the left side).")],
     b: Annotated[str, typer.Argument(help="Another (the right side).")],
-    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = "text",
+    fmt: DiffFormatOpt = "text",
     catalog: CatalogOpt = None,
 ) -> None:
     """Compare two runs: the difference of their plans with the origin of each setting (as
