@@ -309,3 +309,9 @@ def test_a_required_profile_variable_cannot_be_changed(
 def test_the_same_value_as_a_required_variable_is_fine(rlcat: Run, tmp_path: Path) -> None:
     path = child(tmp_path, 'env:\n  RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES: "1"\n')
     assert rlcat("compile", str(path), "--platform", "rocm").code == 0
+
+
+def test_an_override_that_keeps_a_mode_invariant_passes_its_guard(rlcat: Run) -> None:
+    # the mode sets rollout.mode=async; the same text on the command line is the same value
+    result = rlcat("compile", "dapo_math_fsdp2_4_4", "--override", "actor_rollout_ref.rollout.mode=async")
+    assert result.code == 0 and "RLC701" not in result.err, result.err

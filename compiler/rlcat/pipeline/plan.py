@@ -63,7 +63,11 @@ class Origin:
 
 
 def same_value(a: Any, b: Any) -> bool:
-    """Equal and of the same type: `1`, `1.0` and `True` are different override values."""
+    """Equal and of the same type: `1`, `1.0` and `True` are different override values. Strings
+    differ in type only by how their `${` reach verl (live or escaped), so text without one is the
+    same value whatever its str type (an --override's `async` is a live Interpolation)."""
+    if isinstance(a, str) and isinstance(b, str) and "${" not in a:
+        return a == b
     return a == b and type(a) is type(b)
 
 
