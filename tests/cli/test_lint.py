@@ -33,7 +33,8 @@ GEO3K = UPSTREAM / "verl__experimental__fully_async_policy__shell__geo3k_qwen25v
 SARIF_SCHEMA = REPO / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json"
 FORMATS = ("text", "json", "github", "sarif")
 
-# (script, code, severity, the text that starts where the finding points; None: the `\` line's start)
+# (script, code, severity, the text that starts where the finding points; for the cut, the text that
+# ends with the `\` it points at)
 CASES: dict[str, tuple[Path, str, str, str | None]] = {
     "geo3k_blank_line_cuts_the_launch": (
         GEO3K,
@@ -77,9 +78,11 @@ def test_finding_at_its_script_line_in_every_format(rlcat: Run, case: str, fmt: 
     assert "Traceback" not in r.out + r.err
     assert r.code == (1 if severity == "error" else 0), r.out
     file = str(script)
-    # the cut is reported at the `\` that ends the command (its line), every other finding at the
-    # override's own line and column
-    where = (line, None) if code == "RLC1101" else (line, col)
+    # the cut is reported at the `\` that ends the command, every other finding at the override's
+    # own line and column
+    if code == "RLC1101":
+        col += len(text or "") - 1
+    where = (line, col)
     if fmt == "json":
         found = [
             (d["line"], d["col"]) for d in _json(r)["diagnostics"] if d["code"] == code and d["file"] == file
@@ -87,11 +90,11 @@ def test_finding_at_its_script_line_in_every_format(rlcat: Run, case: str, fmt: 
         assert where in found, r.out
         assert any(d["severity"] == severity for d in _json(r)["diagnostics"] if d["code"] == code)
     elif fmt == "text":
-        place = f"{file}:{line}" + (f":{col}" if where[1] else "")
+        place = f"{file}:{line}:{col}"
         assert any(row.startswith(f"{place} {code} {severity}: ") for row in r.out.splitlines()), r.out
     elif fmt == "github":
         level = {"error": "error", "warning": "warning"}[severity]
-        place = f"file={file},line={line}" + (f",col={col}" if where[1] else "")
+        place = f"file={file},line={line},col={col}"
         assert any(row.startswith(f"::{level} {place},title={code}::") for row in r.out.splitlines()), r.out
     else:
         results = json.loads(r.out)["runs"][0]["results"]
@@ -101,7 +104,7 @@ def test_finding_at_its_script_line_in_every_format(rlcat: Run, case: str, fmt: 
             if res["ruleId"] == code
             for loc in res["locations"]
         ]
-        expected = {"startLine": line, **({"startColumn": col} if where[1] else {})}
+        expected = {"startLine": line, "startColumn": col}
         assert expected in regions, r.out
 
 

@@ -154,10 +154,11 @@ def test_geo3k_blank_line_cuts_the_command() -> None:
     cut = launch.cut
     assert cut is not None
     assert (cut.line, cut.reason, cut.resumes) == (73, "blank line", 75)
+    assert (DATA / f"{GEO3K}.sh").read_text().splitlines()[72][cut.col - 1 :] == "\\"
     assert [o.text for o in cut.lost] == fixed[34:]
     assert cut.lost[0].line == 75
     finding = next(d for d in reading.diagnostics if d.code == "RLC1101")
-    assert (finding.line, finding.severity) == (73, Severity.ERROR)
+    assert (finding.line, finding.col, finding.severity) == (73, cut.col, Severity.ERROR)
     assert "35 overrides from line 75" in finding.message
 
 
@@ -463,6 +464,7 @@ def test_cut_by_a_comment_and_by_trailing_whitespace() -> None:
     assert texts(blank) == ["a.b=1", " "]  # bash passes the escaped blank as a word of its own
     assert blank.cut is not None
     assert (blank.cut.reason, [o.text for o in blank.cut.lost]) == ("trailing whitespace", ["c.d=2"])
+    assert (blank.cut.line, blank.cut.col) == (2, 9)  # the `\` before the blank
 
 
 def test_a_continuation_into_an_unrelated_command_loses_nothing() -> None:

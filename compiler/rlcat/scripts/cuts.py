@@ -23,7 +23,7 @@ _ODD_BACKSLASHES = re.compile(r"(?<!\\)(?:\\\\)*\\\Z")
 class Found:
     reason: Reason
     line: int  # of the `\`
-    col: int
+    col: int  # of the `\`, 1-based
     resume: int | None  # byte offset where the separate command starts
     extra: str | None  # the word bash passes for `\ ` after a blank: the escaped blank
 

@@ -253,7 +253,7 @@ def _cut(
         following = find_cut(parsed, tail.end)
         resume = following.resume if following else None
         position = tail_index
-    cut = Cut(line=found.line, reason=found.reason, resumes=resumes, lost=tuple(lost))
+    cut = Cut(line=found.line, col=found.col, reason=found.reason, resumes=resumes, lost=tuple(lost))
     extra = Override(found.extra, found.line, found.col) if found.extra is not None else None
     return cut, extra
 
@@ -301,6 +301,7 @@ def _findings(parsed: ParsedScript, launch: Launch) -> list[Diagnostic]:
                 message,
                 file=file,
                 line=cut.line,
+                col=cut.col,
                 hint="remove the blank or comment line inside the command, and any blank after a `\\`",
                 severity=Severity.ERROR if lost else Severity.WARNING,
             )

@@ -67,6 +67,7 @@ class Cut:
     line, or with whitespace after it. bash runs the lines after it as a separate command."""
 
     line: int  # the line of the `\`
+    col: int  # the column of the `\` (1-based, in characters)
     reason: Literal["blank line", "comment", "trailing whitespace"]
     resumes: int | None  # the line where the separate command starts (None: nothing follows)
     lost: tuple[Override, ...] = ()  # the words of that command: overrides that never reach verl
