@@ -342,6 +342,18 @@ def test_command_substitutions_are_unknown_and_never_run() -> None:
     assert texts(said) == ["t=2030"]
 
 
+def test_a_partly_unknown_variable_splits_at_its_known_blanks() -> None:
+    reading = read(f'ARGS="a.b=1 $(date +%Y) c.d=2"\n{MAIN} $ARGS e.f="x $(hostname)"\n')
+    launch = only_launch(reading)
+    # the substitution's own blank does not split; a quoted unknown value is not split at all
+    assert texts(launch) == ["a.b=1", "$(date +%Y)", "c.d=2", "e.f=x $(hostname)"]
+    assert [o.known for o in launch.overrides] == [True, False, True, False]
+    assert [(o.line, o.col) for o in launch.overrides[:3]] == [(1, 7), (1, 13), (1, 25)]
+    (split,) = [d for d in reading.diagnostics if d.code == "RLC1102" and "split" in d.message]
+    assert (split.line, split.col) == (2, len(MAIN) + 2)
+    assert "'$(date +%Y)'" in split.message
+
+
 def test_nothing_named_is_ever_run(tmp_path: Path) -> None:
     """A `$(touch FILE)`, a backtick, `eval`, `bash -c`, a pipeline and a plain command: the
     reader starts none of them."""

@@ -180,9 +180,18 @@ class Expander:
                 )
                 variants = variants[:MAX_BRACE_WORDS]
         out: list[Field] = []
+        split_around: list[str] = []
         for variant in variants:
             pieces = self._token_pieces(world, _merge_characters(variant), False)
-            out.extend(_split(pieces, line, col, self._locate))
+            out.extend(_split(pieces, line, col, self._locate, split_around))
+        for part in dict.fromkeys(split_around):
+            self.say(
+                "RLC1102",
+                f"{_short(part)!r} is only known when the script runs: the words around it are split as "
+                "bash splits them, and its output is read as one word (bash would split it too)",
+                word.start,
+                hint="give the value with --env NAME=VALUE, or write it in the script",
+            )
             if len(out) > MAX_FIELDS:
                 self.say("RLC1106", f"a word expands to more than {MAX_FIELDS} words: cut there", word.start)
                 return out[:MAX_FIELDS]
@@ -677,9 +686,12 @@ def _split(
     line: int,
     col: int,
     locate: Callable[[str, tuple[int, int]], tuple[tuple[int, int], tuple[int, int]] | None],
+    split_around: list[str],
 ) -> list[Field]:
     """Field splitting: unquoted expansion results split at blanks; empty unquoted words vanish.
-    A word split out of a variable's value points where the script wrote it, when found there."""
+    A word split out of a variable's value points where the script wrote it, when found there. A
+    value only partly known (`"a=1 $(cmd) b=2"`) splits at its known blanks, each unknown part kept
+    whole in one word; the unknown parts split around go into `split_around`."""
     fields: list[Field] = []
     current: list[Piece] = []
     exists = False
@@ -697,23 +709,52 @@ def _split(
             exists = exists or bool(current)
             finish()
             continue
-        if piece.quoted or not piece.text.known:
+        chunks = None if piece.quoted else _known_split(piece.text)
+        if chunks is None:
             current.append(piece)
             exists = True
             continue
-        chunks = _IFS.split(piece.text.value)
+        if len(chunks) > 1 and not piece.text.known:
+            split_around += piece.text.unknown
         cursor = piece.site
         for i, chunk in enumerate(chunks):
             if i:
                 finish()
-            if chunk:
+            if chunk.value:
                 origin = piece.origin
-                if cursor is not None and (found := locate(chunk, cursor)) is not None:
+                if cursor is not None and (found := locate(chunk.value, cursor)) is not None:
                     origin, cursor = found
-                current.append(Piece(Text(chunk), True, origin))
+                current.append(Piece(chunk, True, origin))
                 exists = True
     finish()
     return fields
+
+
+def _known_split(text: Text) -> list[Text] | None:
+    """`text` split at its blanks, as bash splits an unquoted expansion. Blanks inside a part only
+    the running script knows (each shown as written in the value) do not split: such a part stays
+    whole, in one word that is unknown. None when an unknown part is not found in the value (only
+    its reason is kept): where its words fall is not known, and the value stays one word."""
+    unknown_spans: list[tuple[int, int, str]] = []
+    for part in text.unknown:
+        spans = [(m.start(), m.end(), part) for m in re.finditer(re.escape(part), text.value)]
+        if not spans:
+            return None
+        unknown_spans += spans
+    chunks: list[Text] = []
+    start = 0
+    for blank in _IFS.finditer(text.value):
+        if any(s < blank.end() and blank.start() < e for s, e, _ in unknown_spans):
+            continue
+        chunks.append(_chunk(text.value, start, blank.start(), unknown_spans))
+        start = blank.end()
+    chunks.append(_chunk(text.value, start, len(text.value), unknown_spans))
+    return chunks
+
+
+def _chunk(value: str, start: int, end: int, unknown_spans: list[tuple[int, int, str]]) -> Text:
+    within = tuple(dict.fromkeys(part for s, e, part in unknown_spans if s < end and start < e))
+    return Text(value[start:end], within)
 
 
 @dataclass(frozen=True)
