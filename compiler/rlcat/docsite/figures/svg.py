@@ -1,0 +1,94 @@
+"""What every figure shares: a matplotlib figure without pyplot, text made inert, and the SVG text
+written deterministically and ready to inline in a page.
+
+- No pyplot and no global backend: a `Figure` is drawn by the SVG backend's own canvas, so building
+  the docs changes no process-wide matplotlib state (the settings below hold inside `rc_context`).
+- Deterministic: `svg.hashsalt` fixed (clip-path and marker ids are hashes), no date or creator in
+  the metadata, DejaVu Sans (shipped with matplotlib, so text is measured the same everywhere).
+- Text stays text (`svg.fonttype` 'none'): numbers and labels are `<text>` a reader can select and
+  a test can find. matplotlib escapes text and attributes for XML; `plain` makes the one thing it
+  would still interpret, `$...$` mathtext, literal.
+- Inlined: no XML prolog or DOCTYPE, and every id scoped by the figure's name, so two figures on a
+  page never share an id (ids starting with `rlc-` are public and kept as they are).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from rlcat.diagnostics import printable
+from rlcat.docsite.md import anchor
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+HASH_SALT = "rlcat-docs"
+FONT = "DejaVu Sans"
+PUBLIC_ID_PREFIX = "rlc-"
+_RC: dict[Any, Any] = {
+    "svg.hashsalt": HASH_SALT,
+    "svg.fonttype": "none",
+    "svg.id": None,
+    "font.family": "sans-serif",
+    "font.sans-serif": [FONT],
+    "font.size": 9.0,
+    "axes.unicode_minus": False,
+    "path.simplify": True,
+}
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
+_STYLE = re.compile(r"\s*<style[^>]*>[^<]*</style>")
+_TAG = re.compile(r"<[^<>]*>")
+_ID_ATTR = re.compile(r"""\bid=(["'])([^"']*)\1""")
+_ID_REF = re.compile(r"""(url\(#|xlink:href=["']#)([^)"']+)""")
+
+
+def plain(text: object) -> str:
+    """Text shown exactly as written: one line per line, hidden characters as escapes, and `$`
+    escaped so that matplotlib never reads it as mathtext."""
+    lines = str(text).split("\n")
+    return "\n".join(printable(line) for line in lines).replace("$", r"\$")
+
+
+@contextmanager
+def figure(width: float, height: float) -> Iterator[Figure]:
+    """A figure of `width` × `height` inches, with the docs' settings in force while it is drawn."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(_RC):
+        yield Figure(figsize=(width, height), dpi=72)
+
+
+def svg_text(fig: Figure, name: str) -> str:
+    """The figure as SVG to inline in HTML: deterministic, ids scoped by `name`."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    FigureCanvasSVG(fig)
+    out = io.StringIO()
+    # a tight box: the margins fit the longest label (names come from the catalog)
+    fig.savefig(
+        out, format="svg", bbox_inches="tight", pad_inches=0.05, metadata={"Date": None, "Creator": None}
+    )
+    svg = out.getvalue()
+    svg = svg[svg.index("<svg") :]
+    # inside an HTML page an SVG <style> applies to the whole document: its two rules live in the
+    # site's stylesheet instead (generate.CSS), scoped to the figures; the metadata says nothing
+    svg = _METADATA.sub("", _STYLE.sub("", svg))
+    scope = "rlcfig-" + (anchor(name) or "figure")
+    return _TAG.sub(lambda m: _scoped(m.group(0), scope), svg).strip() + "\n"
+
+
+def _scoped(tag: str, scope: str) -> str:
+    """One tag with its ids and id references scoped; links open in the same tab (matplotlib adds
+    target="_blank" to every link)."""
+
+    def own(value: str) -> str:
+        return value if value.startswith(PUBLIC_ID_PREFIX) else f"{scope}-{value}"
+
+    tag = _ID_ATTR.sub(lambda m: f"id={m.group(1)}{own(m.group(2))}{m.group(1)}", tag)
+    tag = _ID_REF.sub(lambda m: m.group(1) + own(m.group(2)), tag)
+    return tag.replace(' target="_blank"', "")
