@@ -30,14 +30,6 @@ CatalogOpt = Annotated[
     ),
 ]
 
-AllowKnownBrokenOpt = Annotated[
-    bool,
-    typer.Option(
-        "--allow-known-broken",
-        help="Compile a mode × engine × backend cell the platform marks known-broken (a warning).",
-    ),
-]
-
 
 def one_of(names: Iterable[str]) -> Any:
     """The names of a registry as a Literal type: Typer offers exactly these in --help and refuses
@@ -64,6 +56,48 @@ else:
 # --format of the listing commands (tables or JSON) and of the comparing ones (text or JSON)
 TableFormatOpt = Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")]
 DiffFormatOpt = Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")]
+
+
+# The options of every command that compiles one plan (compile, launch): the recipe and the choices
+# of a Request, with one help text each.
+RecipeArg = Annotated[str, typer.Argument(help="Recipe name from the catalog, or a path to a recipe file.")]
+PlatformOpt = Annotated[str, typer.Option("--platform", "-p", help="Platform profile: cuda, rocm, ...")]
+EngineOpt = Annotated[EngineName | None, typer.Option(help="Rollout engine, if the recipe allows it.")]
+ModeOpt = Annotated[ModeName | None, typer.Option(help="Runtime mode, if the recipe allows it.")]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Change a recipe field: section.field=value (repeatable)."),
+]
+OverrideOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Set a verl key: verl.key=value (repeatable), checked against the key index as Hydra "
+        "checks it: key= needs a key verl has; +key= adds one verl lacks; ++key= adds or overrides. "
+        "The prefix is kept in every format."
+    ),
+]
+AllowKnownBrokenOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-known-broken",
+        help="Compile a mode × engine × backend cell the platform marks known-broken (a warning).",
+    ),
+]
+
+
+def plan_request(
+    recipe: str,
+    platform: str,
+    engine: str | None,
+    mode: str | None,
+    sets: list[str] | None,
+    overrides: list[str] | None,
+    allow_known_broken: bool,
+) -> Request:
+    """The Request of the options above."""
+    return Request(
+        recipe, platform, engine, mode, None, list(sets or []), list(overrides or []), allow_known_broken
+    )
 
 
 def catalog_for(extra: list[Path] | None, paths: Iterable[str | Path] = ()) -> Catalog:

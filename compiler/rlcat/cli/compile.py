@@ -11,17 +11,21 @@ from rlcat.cli.app import app
 from rlcat.cli.common import (
     AllowKnownBrokenOpt,
     CatalogOpt,
-    EngineName,
-    ModeName,
+    EngineOpt,
+    ModeOpt,
+    OverrideOpt,
     PlanFormat,
+    PlatformOpt,
+    RecipeArg,
+    SetOpt,
     compile_plan,
+    plan_request,
     print_diagnostics,
     write_output,
 )
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, json_text
 from rlcat.emit.explain import annotated_overrides, origins_data
 from rlcat.emit.formats import FORMATS, plan_data
-from rlcat.pipeline.assemble import Request
 from rlcat.runs.plan_file import write_plan_file
 
 # Formats that are programs: `-o launch.sh` is run as `./launch.sh`, so it is written executable.
@@ -42,26 +46,12 @@ EXECUTABLE_FORMATS = frozenset({"shell"})
 """,
 )
 def compile_cmd(
-    recipe: Annotated[str, typer.Argument(help="Recipe name from the catalog, or a path to a recipe file.")],
-    platform: Annotated[
-        str, typer.Option("--platform", "-p", help="Platform profile: cuda, rocm, ...")
-    ] = "cuda",
-    engine: Annotated[
-        EngineName | None, typer.Option(help="Rollout engine, if the recipe allows it.")
-    ] = None,
-    mode: Annotated[ModeName | None, typer.Option(help="Runtime mode, if the recipe allows it.")] = None,
-    set_: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="Change a recipe field: section.field=value (repeatable)."),
-    ] = None,
-    override: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Set a verl key: verl.key=value (repeatable), checked against the key index as Hydra "
-            "checks it: key= needs a key verl has; +key= adds one verl lacks; ++key= adds or overrides. "
-            "The prefix is kept in every format."
-        ),
-    ] = None,
+    recipe: RecipeArg,
+    platform: PlatformOpt = "cuda",
+    engine: EngineOpt = None,
+    mode: ModeOpt = None,
+    set_: SetOpt = None,
+    override: OverrideOpt = None,
     fmt: Annotated[PlanFormat, typer.Option("--format", "-f", help="Output format.")] = "overrides",
     output: Annotated[
         Path | None,
@@ -100,9 +90,7 @@ def compile_cmd(
                 )
             ]
         )
-    request = Request(
-        recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
-    )
+    request = plan_request(recipe, platform, engine, mode, set_, override, allow_known_broken)
     request.run_dir = None if run_dir is None else str(run_dir)
     compiled = compile_plan(request, catalog)
     print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])

@@ -11,10 +11,15 @@ from rlcat.cli.app import app
 from rlcat.cli.common import (
     AllowKnownBrokenOpt,
     CatalogOpt,
-    EngineName,
-    ModeName,
+    EngineOpt,
+    ModeOpt,
+    OverrideOpt,
+    PlatformOpt,
+    RecipeArg,
+    SetOpt,
     compile_plan,
     one_of,
+    plan_request,
     print_diagnostics,
     regenerate_command,
     write_output,
@@ -24,7 +29,6 @@ from rlcat.launch.base import DEFAULT_EXCLUDES, Console, Launch, LaunchOptions
 from rlcat.launch.command import RAY_AUTH_MODES, launch_command
 from rlcat.launch.slurm_container import CONTAINERS
 from rlcat.launch.targets import TARGETS
-from rlcat.pipeline.assemble import Request
 
 if TYPE_CHECKING:
     TargetName: TypeAlias = str
@@ -50,25 +54,13 @@ _TARGETS_HELP = "; ".join(f"{name}: {target.summary}" for name, target in TARGET
 """,
 )
 def launch_cmd(
-    recipe: Annotated[str, typer.Argument(help="Recipe name from the catalog, or a path to a recipe file.")],
+    recipe: RecipeArg,
     target: Annotated[TargetName, typer.Option("--target", "-t", help="Where it runs. " + _TARGETS_HELP)],
-    platform: Annotated[
-        str, typer.Option("--platform", "-p", help="Platform profile: cuda, rocm, ...")
-    ] = "cuda",
-    engine: Annotated[
-        EngineName | None, typer.Option(help="Rollout engine, if the recipe allows it.")
-    ] = None,
-    mode: Annotated[ModeName | None, typer.Option(help="Runtime mode, if the recipe allows it.")] = None,
-    set_: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="Change a recipe field: section.field=value (repeatable)."),
-    ] = None,
-    override: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Set a verl key: verl.key=value (repeatable), checked as `rlcat compile` checks it."
-        ),
-    ] = None,
+    platform: PlatformOpt = "cuda",
+    engine: EngineOpt = None,
+    mode: ModeOpt = None,
+    set_: SetOpt = None,
+    override: OverrideOpt = None,
     emit: Annotated[
         Optional[Path],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
         typer.Option(
@@ -155,9 +147,7 @@ def launch_cmd(
     --wait --address http://HEAD:8265 follows the job and returns its exit code; with --target slurm,
     --submit --wait runs sbatch --wait and cancels the job on Ctrl-C."""
     _refuse_mixed_actions(emit, submit, wait)
-    request = Request(
-        recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
-    )
+    request = plan_request(recipe, platform, engine, mode, set_, override, allow_known_broken)
     compiled = compile_plan(request, catalog)
     print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
     options = LaunchOptions(

@@ -68,7 +68,7 @@ def check_one_line_each(c: Compiled, *, env: bool = False) -> None:
         raise RlcatError(problems)
 
 
-def _refuse_unwritable(c: Compiled, *, argv: bool) -> None:
+def refuse_unwritable(c: Compiled, *, argv: bool) -> None:
     """Raise RlcatError (RLC405) for text no output can hold: a lone surrogate has no UTF-8 form;
     with `argv` (the text becomes the arguments and environment of a process) also a NUL, which ends
     a C string, and an env var name that is not a shell name."""
@@ -104,7 +104,7 @@ def to_overrides(c: Compiled) -> str:
 def plan_data(c: Compiled) -> dict[str, Any]:
     """The plan as JSON data (the `json` format; `--explain` adds the origins). Refused (RLC405) when
     a value holds text no output can hold."""
-    _refuse_unwritable(c, argv=False)
+    refuse_unwritable(c, argv=False)
     data = {
         "recipe": c.plan.recipe,
         "platform": c.plan.platform,
@@ -174,7 +174,7 @@ def shell_word(text: str) -> str:
 
 def to_yaml(c: Compiled) -> str:
     """The overrides as a config file, under a one-line comment that names the launch."""
-    _refuse_unwritable(c, argv=False)
+    refuse_unwritable(c, argv=False)
     tree: dict[str, Any] = dict(c.plan.group_choices)
     for o in c.overrides:
         node = tree
@@ -241,7 +241,7 @@ def to_shell(c: Compiled) -> str:
     (shell_word) and every comment is one line (comment_line): no text from a recipe, catalog entry
     or platform profile can run a command, start a line or reach a terminal unescaped. Text with a
     NUL is refused (RLC405): no process argument can hold it."""
-    _refuse_unwritable(c, argv=True)
+    refuse_unwritable(c, argv=True)
     regenerate = c.regenerate or ["rlcat", "compile", c.plan.recipe, "--platform", c.plan.platform]
     regenerate = [*regenerate, "--format", "shell"]
     lines = [

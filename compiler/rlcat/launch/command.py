@@ -10,7 +10,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag
-from rlcat.emit.formats import _refuse_unwritable, override_texts, shell_word
+from rlcat.emit.formats import override_texts, refuse_unwritable, shell_word
 from rlcat.pipeline.assemble import Compiled
 
 # Ray's own switch for token authentication (Ray >= 2.52). Left unset, Ray 2.60 turns token auth on
@@ -86,7 +86,7 @@ def launch_command(compiled: Compiled, auth_mode: str | None) -> LaunchCommand:
     The mode is the plan's own RAY_AUTH_MODE (a recipe or platform env) or `auth_mode` (the command
     line); neither, or two that differ, is RLC1006. Text no process can receive (a NUL, a lone
     surrogate, an env name that is not a shell name) is refused (RLC405), as the shell format does."""
-    _refuse_unwritable(compiled, argv=True)
+    refuse_unwritable(compiled, argv=True)
     plan = compiled.plan
     argv = ("python3", "-m", plan.entrypoint, f"--config-name={plan.config_name}", *override_texts(compiled))
     env = [EnvVar(s.key, str(s.value), s.origin.position()) for s in compiled.env]
