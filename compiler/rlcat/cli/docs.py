@@ -1,19 +1,29 @@
 """`rlcat docs build|serve`: the documentation site's commands. MkDocs is optional (the `docs`
-extra): rlcat.docsite.build imports it only when a site is built."""
+extra): rlcat.docsite.build imports it only when a site is built.
+
+Two destinations, one generator. In a checkout, `rlcat docs build` regenerates the pages under docs/
+(and `--check` compares them); with `--catalog`, `--no-builtin` or from an installed rlcat, the pages
+of the catalog every command searches (--catalog folders, RLCAT_PATH, the project file's folders and,
+unless --no-builtin, the built-in catalog) are generated into a temporary folder and built into --out.
+"""
 
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from rlcat.catalog import repo_root
+from rlcat.catalog import Catalog, repo_root
 from rlcat.cli.app import app, command_tree
-from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError
+from rlcat.cli.common import CatalogOpt, catalog_for
+from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, diag
+from rlcat.docsite.data import load_site
 from rlcat.docsite.generate import write
+from rlcat.project import find_project, search_roots
 
 docs_app = typer.Typer(
     help="Generate, check, build and serve the documentation site (MkDocs with the Material theme).",
@@ -23,6 +33,8 @@ docs_app = typer.Typer(
   rlcat docs build --check
 
   rlcat docs build --out /tmp/rlcat-docs
+
+  rlcat docs build --catalog team-catalog --out site
 """,
 )
 app.add_typer(docs_app, name="docs")
@@ -41,13 +53,61 @@ def _generate(root: Path) -> None:
 
 
 def _build(root: Path, out: Path) -> None:
-    from rlcat.docsite.build import build_site, clean  # MkDocs: the optional `docs` extra
+    from rlcat.docsite.build import build_into  # MkDocs: the optional `docs` extra
 
     start = time.perf_counter()
-    clean(out)
-    build_site(root, out)
+    build_into(root, out)
     pages = sum(1 for _ in out.rglob("*.html"))
     sys.stdout.write(f"built {pages} pages into {out} in {time.perf_counter() - start:.1f} s\n")
+
+
+NoBuiltinOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-builtin",
+        help="Leave rlcat's built-in catalog out: a site of the catalog folders alone.",
+    ),
+]
+
+
+def _catalog_mode(catalog: list[Path] | None, no_builtin: bool) -> bool:
+    """Whether the site is a catalog's, built in a temporary folder, rather than the checkout's docs/."""
+    return bool(catalog) or no_builtin or repo_root() is None
+
+
+def _site_catalog(extra: list[Path] | None, no_builtin: bool) -> Catalog:
+    """The catalog every command searches (every folder checked), without the built-in one on
+    --no-builtin."""
+    catalog = catalog_for(extra)
+    if not no_builtin:
+        return catalog
+    folders = [root.folder for root in search_roots(extra, [], find_project()) if not root.builtin]
+    if not folders:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    "--no-builtin leaves no catalog folder to build a site of",
+                    argument="--no-builtin",
+                    hint="name the folder with --catalog DIR (or set RLCAT_PATH, or run in a project)",
+                )
+            ]
+        )
+    return Catalog(folders)
+
+
+def _build_catalog(extra: list[Path] | None, no_builtin: bool, out: Path) -> None:
+    """Generate the catalog's pages into a temporary folder (nothing read from a checkout), then build
+    them into `out`."""
+    from rlcat.docsite.build import check_out, need_mkdocs  # MkDocs: the optional `docs` extra
+
+    need_mkdocs()
+    check_out(out)
+    catalog = _site_catalog(extra, no_builtin)
+    with tempfile.TemporaryDirectory(prefix="rlcat-docs-") as tmp:
+        root = Path(tmp)
+        write(root, command_tree(), site=load_site(root, catalog))
+        _build(root, out)
 
 
 @docs_app.command(
@@ -71,9 +131,26 @@ def docs_build(
             help="Fail if the generated Markdown under docs/ or mkdocs.yml is stale; write nothing.",
         ),
     ] = False,
+    catalog: CatalogOpt = None,
+    no_builtin: NoBuiltinOpt = False,
 ) -> None:
     """Regenerate the Markdown under docs/ (and mkdocs.yml) from the catalog, recipes, platform
-    profiles, guard registry and command line, then build the site with MkDocs."""
+    profiles, guard registry and command line, then build the site with MkDocs. With --catalog (or
+    outside a checkout) the site of a team's catalog is built into --out (default: site/ here), its
+    pages generated in a temporary folder."""
+    if _catalog_mode(catalog, no_builtin):
+        if check:
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC105",
+                        "--check compares the checkout's docs/; a catalog's site has no pages to compare",
+                        argument="--check",
+                    )
+                ]
+            )
+        _build_catalog(catalog, no_builtin, out or Path("site"))
+        return
     root = _root()
     if check:
         stale = write(root, command_tree(), check=True)
@@ -95,6 +172,8 @@ def docs_build(
     epilog="""Examples:
 
   rlcat docs serve --port 0 --timeout 1
+
+  rlcat docs serve --catalog team-catalog --no-builtin
 """,
 )
 def docs_serve(
@@ -109,11 +188,20 @@ def docs_serve(
             "--timeout", help="Stop after this many seconds (scripts, smoke tests); 0: until Ctrl-C."
         ),
     ] = 0,
+    catalog: CatalogOpt = None,
+    no_builtin: NoBuiltinOpt = False,
 ) -> None:
     """Regenerate and build the site like `rlcat docs build`, then serve it on http://127.0.0.1:PORT/
-    until Ctrl-C (or --timeout)."""
+    until Ctrl-C (or --timeout). A catalog's site without --out is built in a temporary folder,
+    removed when serving stops."""
     from rlcat.docsite.build import need_mkdocs, serve  # MkDocs: the optional `docs` extra
 
+    if _catalog_mode(catalog, no_builtin):
+        with tempfile.TemporaryDirectory(prefix="rlcat-site-") as tmp:
+            target = out or Path(tmp) / "site"
+            _build_catalog(catalog, no_builtin, target)
+            serve(target, port, timeout=timeout)
+        return
     root = _root()
     need_mkdocs()
     _generate(root)

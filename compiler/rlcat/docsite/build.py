@@ -12,14 +12,14 @@ import http.server
 import importlib.util
 import logging
 import os
-import shutil
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rlcat.diagnostics import Diagnostic, RlcatError
+from rlcat.diagnostics import Diagnostic, RlcatError, diag
+from rlcat.files import replace_dir
 
 # Any fixed date: the sitemap (dropped) is the only output that would show it.
 SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip file can hold
@@ -92,9 +92,54 @@ def build_site(root: Path, out: Path) -> list[str]:
     return collect.messages
 
 
-def clean(out: Path) -> None:
-    if out.is_dir():
-        shutil.rmtree(out)
+def build_into(root: Path, out: Path) -> None:
+    """Build the site of `root` into a fresh folder next to `out`, which replaces `out` only once the
+    build succeeded: a failed build leaves `out` as it was, never half a site. `out` must be new, an
+    empty folder or a site built before (it holds index.html): rlcat never deletes other files."""
+    check_out(out)
+
+    def fill(staging: Path) -> None:
+        build_site(root, staging)
+
+    try:
+        replace_dir(out, f".{out.name}.building-", fill)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise RlcatError(
+            [diag("RLC106", f"cannot write the site ({reason}); nothing was written", file=str(out))]
+        ) from None
+
+
+def check_out(out: Path) -> None:
+    """Refuse, before any work, a site folder that cannot be written or holds other files (RLC106)."""
+    existing = next(p for p in [out, *out.absolute().parents] if p.exists() or p.is_symlink())
+    if existing != out and not (existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)):
+        reason = "permission denied" if existing.is_dir() else f"{existing} is not a folder"
+        raise RlcatError(
+            [diag("RLC106", f"cannot write the site ({reason}); nothing was written", file=str(out))]
+        )
+    if existing != out:
+        return
+    if out.is_symlink() or not out.is_dir():
+        raise RlcatError([diag("RLC106", "not a folder; nothing was written", file=str(out))])
+    try:
+        holds_files = any(out.iterdir())
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise RlcatError(
+            [diag("RLC106", f"cannot read the folder ({reason}); nothing was written", file=str(out))]
+        ) from None
+    if holds_files and not (out / "index.html").is_file():
+        raise RlcatError(
+            [
+                diag(
+                    "RLC106",
+                    "the folder holds files that are not a built site; nothing was written",
+                    file=str(out),
+                    hint="name a new or empty folder: building replaces the folder's whole content",
+                )
+            ]
+        )
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

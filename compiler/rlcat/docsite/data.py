@@ -1,8 +1,10 @@
 """What the docs are generated from: the shipped catalog compiled on every platform, once.
 
 `load_site(root)` reads the recipes, catalog entries and platform profiles of one checkout (never
-RLCAT_PATH or --catalog folders: the docs describe what ships) and compiles every recipe on every
-platform for every engine, mode and backend it allows. Pages only read this object.
+RLCAT_PATH or --catalog folders: the docs describe what ships); `load_site(root, catalog)` reads a
+team's catalog instead (`rlcat docs build --catalog DIR`), `root` then being the temporary folder the
+pages are generated in. Either way every recipe is compiled on every platform for every engine, mode
+and backend it allows. Pages only read this object.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from rlcat.diagnostics import Diagnostic, RlcatError, Severity, is_guard_code
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile, SupportCell
 from rlcat.model.recipe import Recipe
+from rlcat.model.results import Result
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
 from rlcat.pipeline.resolve import Resolved, load_entry, load_platform, load_recipe_source, resolve
 from rlcat.pipeline.survey import axis_values
+from rlcat.runs.results import load_results
 
 
 @dataclass
@@ -64,12 +68,20 @@ class Cell:
 
 @dataclass
 class Site:
-    root: Path
+    root: Path  # the folder holding docs/ and mkdocs.yml (and README.md in a checkout)
     recipes: dict[str, Resolved]
     platforms: dict[str, PlatformProfile]
     models: dict[str, ModelEntry]
     datasets: dict[str, DatasetEntry]
     cells: list[Cell] = field(default_factory=list)
+    # the catalog's results, in name order (a file that does not validate is left out: `rlcat
+    # validate` reports it)
+    results: list[Result] = field(default_factory=list)
+    catalog: Catalog = field(default_factory=Catalog)  # where the entries were found
+
+    def recipe_file(self, name: str) -> Path:
+        """The recipe's own file, as the catalog's walk found it."""
+        return self.catalog.names("recipe")[name]
 
     def recipe(self, name: str) -> Recipe:
         return self.recipes[name].recipe
@@ -97,8 +109,8 @@ class Site:
         return axis_values(self.recipe(name))[1]
 
 
-def load_site(root: Path) -> Site:
-    catalog = Catalog([root])
+def load_site(root: Path, catalog: Catalog | None = None) -> Site:
+    catalog = catalog or Catalog([root])
     recipes = {
         name: resolve(load_recipe_source(name, catalog), catalog) for name in sorted(catalog.names("recipe"))
     }
@@ -110,7 +122,8 @@ def load_site(root: Path) -> Site:
         name: load_entry("dataset", name, DatasetEntry, catalog)[0]
         for name in sorted(catalog.names("dataset"))
     }
-    site = Site(root, recipes, platforms, models, datasets)
+    site = Site(root, recipes, platforms, models, datasets, catalog=catalog)
+    site.results = [result for result, _ in load_results(catalog).results]
     for name, resolved in recipes.items():
         r = resolved.recipe
         modes, engines, backends = axis_values(r)

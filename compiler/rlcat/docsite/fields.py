@@ -88,7 +88,7 @@ def field_uses(site: Site) -> Uses:
         if cell.compiled is not None:
             collect(cell.compiled, uses)
     newest_first = sorted({p.verl_index for p in site.platforms.values()}, key=Version, reverse=True)
-    catalog = Catalog([site.root])
+    catalog = site.catalog
     for name in leaf_fields():
         for release in [r for r in newest_first if r not in uses.get(name, {})]:
             if not _vary(site, catalog, name, release, uses):

@@ -156,9 +156,9 @@ def stale_files(root: Path, files: dict[str, str]) -> tuple[list[str], list[str]
     return changed, extra
 
 
-def write(root: Path, command: TyperGroup, *, check: bool = False) -> list[str]:
+def write(root: Path, command: TyperGroup, *, check: bool = False, site: Site | None = None) -> list[str]:
     """Write the generated files (or, with check, only compare); returns the stale paths."""
-    files = generate(root, command)
+    files = generate(root, command, site)
     changed, extra = stale_files(root, files)
     if check:
         return changed + extra

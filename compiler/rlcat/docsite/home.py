@@ -1,4 +1,5 @@
-"""The home page: what rlcat is and the quick start, both taken from README.md so they never drift."""
+"""The home page: what rlcat is and the quick start, both taken from README.md so they never drift
+(a site of catalog folders, built outside a checkout, has no README: a short text of its own)."""
 
 from __future__ import annotations
 
@@ -38,8 +39,21 @@ def _plain_relative_links(text: str) -> str:
     return re.sub(r"\[([^\]]+)\]\((?!https?://|mailto:|#)[^)]*\)", r"\1", text)
 
 
+def catalog_sections(site: Site) -> tuple[str, str]:
+    """(introduction, quick start) of a site built from catalog folders (`rlcat docs build
+    --catalog DIR`), which has no README to take them from."""
+    intro = (
+        f"The recipe catalog: {len(site.recipes)} recipes on {len(site.platforms)} platforms, each "
+        "compiled by [rlcat](https://pypi.org/project/rlcat/) into the launch plan of every platform, "
+        "with the origin of every value."
+    )
+    quick = "\n".join(["```bash", "pip install rlcat", "rlcat list", "```"])
+    return intro, quick
+
+
 def home_page(site: Site, extra_pages: dict[str, str]) -> str:
-    intro, quick = readme_sections(site.root / "README.md")
+    readme = site.root / "README.md"
+    intro, quick = readme_sections(readme) if readme.is_file() else catalog_sections(site)
     browse = [
         (link("Support matrix", "matrix.md"), "algorithm × backend × engine × mode on every platform"),
         (

@@ -257,7 +257,7 @@ def recipe_page(site: Site, name: str) -> str:
             "`platforms:` block change against the `cuda` compile, for each engine:\n"
         )
         out.append(platform_diff_md(site, name, "cuda", "rocm", here))
-    source = site.root / resolved.source.files[-1]
+    source = site.recipe_file(name)
     out.append("## Recipe file {#recipe-file}\n")
     out.append(
         f"{code(resolved.source.files[-1])}"
