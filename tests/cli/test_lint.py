@@ -205,6 +205,20 @@ def test_hydra_prefix_rules(rlcat: Run, tmp_path: Path) -> None:
     assert all(d["severity"] == "error" for d in data["diagnostics"])
 
 
+def test_a_value_verl_declares_by_a_union_type(rlcat: Run, tmp_path: Path) -> None:
+    """RolloutCorrectionConfig.rollout_is_threshold is `str | float = 2.0`: "0.5_2.0" (lower_upper)
+    is a value verl takes, though its default is a float; a list is not."""
+    body = (
+        "    algorithm.rollout_correction.rollout_is_threshold=0.5_2.0 \\\n"  # 3: str member
+        "    algorithm.rollout_correction.rollout_is_threshold=3.0 \\\n"  # 4: float member
+        "    algorithm.rollout_correction.rollout_is_threshold=[1,2]"  # 5: neither
+    )
+    data = _lint_text(rlcat, tmp_path, body, "--verl", "0.9.1")
+    assert [(c, line) for (c, line) in _key_codes(data) if c == "RLC402"] == [("RLC402", 5)], data
+    (finding,) = [d for d in data["diagnostics"] if d["code"] == "RLC402"]
+    assert "is str|float in verl 0.9.1" in finding["message"]
+
+
 def test_config_groups(rlcat: Run, tmp_path: Path) -> None:
     """A group choice selects the key index (model_engine=megatron from verl 0.9); an option the
     release lacks is an error at its line; a choice without an index is said, not guessed at."""

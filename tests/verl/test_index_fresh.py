@@ -67,4 +67,15 @@ def test_open_dicts_and_types(load_index: IndexLoader) -> None:
     raw, kind = keys["actor_rollout_ref.actor.checkpoint.load_contents"]
     assert raw == "${.save_contents}" and kind == "list"
     allowed = {"bool", "int", "float", "str", "list", "dict", "null", "missing", "any"}
-    assert {kind for _, kind in keys.values()} <= allowed
+    assert {member for _, kind in keys.values() for member in kind.split("|")} <= allowed
+
+
+def test_a_union_verl_declares_beats_the_type_of_its_default(load_index: IndexLoader) -> None:
+    # RolloutCorrectionConfig.rollout_is_threshold: str | float = 2.0 (verl 0.9.1; 0.7.1 says float),
+    # reached through AlgoConfig.rollout_correction: Optional[RolloutCorrectionConfig]
+    key = "algorithm.rollout_correction.rollout_is_threshold"
+    assert load_index("0.9.1", "ppo_trainer.json")["keys"][key] == [2.0, "str|float"]
+    assert load_index("0.7.1", "ppo_trainer.json")["keys"][key] == [2.0, "float"]
+    # Optional[str | float] with a null default: null already takes anything
+    rejection = "algorithm.rollout_correction.rollout_rs_threshold"
+    assert load_index("0.9.1", "ppo_trainer.json")["keys"][rejection][1] == "null"

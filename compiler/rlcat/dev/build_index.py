@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcat.catalog import repo_root
+from rlcat.dev.annotations import union_types
 from rlcat.dev.compose import ENTRY_DIRS, compose, flatten
 from rlcat.dev.trees import VERL_VERSIONS, require_tree
 from rlcat.verl.index import index_file_name
@@ -200,7 +201,9 @@ def index_entry(
     ``keys`` maps every leaf to ``[raw default, type]``: the raw default keeps interpolations
     unresolved (``???`` for mandatory values); the type is taken from the resolved value when the
     default is an interpolation that resolves, and is ``any`` when it does not. A leaf that is an
-    interpolation resolving to a dict (``rollout.mtp`` -> ``model.mtp``) is typed ``dict``.
+    interpolation resolving to a dict (``rollout.mtp`` -> ``model.mtp``) is typed ``dict``. Where
+    verl's dataclass declares a union the default shows one member of (``str | float``), the type
+    is the union, written ``str|float`` (:mod:`rlcat.dev.annotations`).
     """
     from omegaconf import OmegaConf
 
@@ -225,6 +228,9 @@ def index_entry(
 
     container = OmegaConf.to_container(cfg, resolve=False)
     assert isinstance(container, dict)
+    for key, members in union_types(tree, {str(k): v for k, v in container.items()}).items():
+        if key in keys and keys[key][1] in members and set(members) <= set(_TYPES):
+            keys[key][1] = "|".join(members)
     open_dicts: set[str] = set()
     for path, node in _dict_paths({str(k): v for k, v in container.items()}):
         last = path.rsplit(".", 1)[-1]

@@ -38,7 +38,10 @@ class Checked:
 
 
 def type_matches(expected: str, value: Any, key: str = "") -> bool:
-    """Does `value` fit the type of verl's default? Untyped defaults (null, ???, ${...}) take anything."""
+    """Does `value` fit the type of verl's default? Untyped defaults (null, ???, ${...}) take anything;
+    a union (`str|float`, what verl's dataclass declares) takes what one of its members takes."""
+    if "|" in expected:
+        return any(type_matches(member, value, key) for member in expected.split("|"))
     if expected in ("null", "missing", "any"):
         return True
     if value is None:
