@@ -15,6 +15,7 @@ import itertools
 import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any, Literal
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, did_you_mean
@@ -48,6 +49,10 @@ AXIS_CHOICES: dict[str, tuple[str, ...]] = {
     "mode": axis_values.MODES,
 }
 _SEARCH_PASSES = 3
+# lowerings the joint search of one section may spend (one lowering is about a millisecond), and
+# the combinations it may order before choosing them
+_JOINT_TRIES = 3000
+_JOINT_COMBINATIONS = 200_000
 # what carries a `key=null` the release's default already holds
 VERL_DEFAULT = Origin(Layer.VERL_DEFAULT, "verl's default (null)", field="verl-default")
 
@@ -295,7 +300,56 @@ class Solver:
                         draft, current, improved = tried, result, True
             if not improved:
                 break
+        return self._joint(draft, current)
+
+    def _joint(self, draft: Draft, current: Evaluation) -> tuple[Draft, Evaluation]:
+        """Fields that only validate together (a GPU pool split must fit the nodes, so no one of
+        them can move alone): in each section where fields own source keys still unmatched, every
+        field of the section is set together to combinations of the numbers those keys hold (and
+        their sums and products), smallest first, until the keys are matched: the smallest
+        combination that reproduces the source is the likeliest reading (2 nodes of 8 GPUs, not
+        1 node of 64)."""
+        unmatched = set(self.source) - set(current.matched)
+        owners = {
+            found.leaf.parts[:-1]
+            for found in self.probes.values()
+            if found.leaf.doc == "recipe" and not found.leaf.open_map and found.own & unmatched
+        }
+        for section in sorted(owners):
+            probes = [
+                f for f in self.probes.values() if f.leaf.doc == "recipe" and f.leaf.parts[:-1] == section
+            ]
+            keys = {k for f in probes for k in f.own | f.moved} & unmatched
+            numbers = sorted(
+                {v for k in keys if isinstance(v := self.source[k].value, int) and not isinstance(v, bool)}
+            )
+            if len(probes) < 2 or not numbers:
+                continue
+            pairs = list(itertools.combinations_with_replacement(numbers, 2))
+            derived = [*numbers, *(a * b for a, b in pairs), *(a + b for a, b in pairs)]
+            choices = [self._joint_values(draft, f.leaf, derived) for f in probes]
+            if prod(len(values) for values in choices) > _JOINT_COMBINATIONS:
+                continue
+            ordered = sorted(itertools.product(*choices), key=_size)[:_JOINT_TRIES]
+            for combination in ordered:
+                tried = draft
+                for found, value in zip(probes, combination, strict=True):
+                    tried = tried.with_value(found.leaf, value)
+                result = self.evaluate(tried)
+                if result.rank() > current.rank():
+                    draft, current = tried, result
+                    if keys <= set(current.matched):
+                        break
         return draft, current
+
+    @staticmethod
+    def _joint_values(draft: Draft, leaf: Leaf, derived: list[int]) -> list[Any]:
+        values = [draft.get(leaf)]
+        for value in derived:
+            for typed in _as_field_value(leaf, value):
+                if not any(_identical(typed, seen) for seen in values):
+                    values.append(typed)
+        return values
 
     def _tries(self, draft: Draft, found: Probe, named: bool, current: Evaluation) -> Iterator[Draft]:
         """Drafts with the field at each candidate value; a field read only with a companion that
@@ -372,26 +426,25 @@ class Solver:
         adjusted: dict[str, str] = {}
         for key, setting in self.run.settings.items():
             if setting.prefix == "+" and index.has(key):
-                adjusted[key] = "written without the `+`, which Hydra refuses on a key the config has"
-                findings.append(
-                    diag(
-                        "RLC1303",
-                        f"'{setting.text}': verl {index.verl_version} has this key, so Hydra would refuse "
-                        "the `+` (Could not append); imported without it",
-                        severity=Severity.WARNING,
-                        file=self.run.file,
-                        line=setting.line,
-                        col=setting.col,
-                        key=key,
-                    )
+                reason = "written without the `+`, which Hydra refuses on a key the config has"
+                message = (
+                    f"'{setting.text}': verl {index.verl_version} has this key, so Hydra would refuse "
+                    "the `+` (Could not append); imported without it"
                 )
             elif not setting.prefix and not index.has(key) and index.open_dict_of(key) is not None:
-                adjusted[key] = "written with `++`: Hydra refuses a key inside an open dict without it"
+                reason = "written with `++`: Hydra refuses a key inside an open dict without it"
+                message = (
+                    f"'{setting.text}': a new key inside {index.open_dict_of(key)}, which Hydra "
+                    "refuses without `+` or `++` (Could not override); rlcat writes it with `++`"
+                )
+            else:
+                reason = ""
+            if reason:
+                adjusted[key] = reason
                 findings.append(
                     diag(
                         "RLC1303",
-                        f"'{setting.text}': a new key inside {index.open_dict_of(key)}, which Hydra "
-                        "refuses without `+` or `++` (Could not override); rlcat writes it with `++`",
+                        message,
                         severity=Severity.WARNING,
                         file=self.run.file,
                         line=setting.line,
@@ -504,6 +557,11 @@ def _index_of(target: Target, lowered: Lowered) -> KeyIndex | None:
         return load_index(target.profile.verl_index, lowered.config_name, groups)
     except RlcatError:
         return None
+
+
+def _size(combination: tuple[Any, ...]) -> int:
+    """How large a combination of field values is: the sum of its numbers (unset counts 0)."""
+    return sum(v for v in combination if isinstance(v, int) and not isinstance(v, bool))
 
 
 def _fill(trial: Trial, draft: Draft, leaf: Leaf) -> Draft:
