@@ -21,7 +21,7 @@ from rlcat import __version__ as VERSION
 from rlcat.cli.schemas import schema_files
 from rlcat.pipeline.load import load_yaml
 from rlcat.project import read_project
-from rlcat.scaffold import HOOK, PRE_COMMIT_CONFIG, WORKFLOW, team_files
+from rlcat.scaffold import HOOK, LINT_HOOK, PRE_COMMIT_CONFIG, WORKFLOW, team_files
 
 from conftest import REPO, Result
 
@@ -93,7 +93,7 @@ def test_init_writes_the_repository(team: Path, rlcat: Run) -> None:
     (repo,) = _yaml(team / ".pre-commit-config.yaml")["repos"]
     assert repo == {
         "repo": "local",
-        "hooks": [{**HOOK, "additional_dependencies": [f"rlcat=={VERSION}"]}],
+        "hooks": [{**hook, "additional_dependencies": [f"rlcat=={VERSION}"]} for hook in (HOOK, LINT_HOOK)],
     }
     # what it wrote validates clean, and the commands find the team's recipe without options
     r = rlcat("validate", "recipes", "catalog")
@@ -152,8 +152,9 @@ def test_docs_examples_are_what_init_writes() -> None:
 
 def test_hooks_file_provides_the_same_hook_and_shows_the_generated_config() -> None:
     text = (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
-    provided = {hook["id"]: hook for hook in yaml.safe_load(text)}[HOOK["id"]]
-    assert {k: v for k, v in provided.items() if k != "description"} == HOOK
+    provided = {hook["id"]: hook for hook in yaml.safe_load(text)}
+    for hook in (HOOK, LINT_HOOK):
+        assert {k: v for k, v in provided[hook["id"]].items() if k != "description"} == hook
     shown = text.split("#   repos:", 1)[1].split("\n#\n", 1)[0]
     config = yaml.safe_load("repos:" + "\n".join(line.removeprefix("#  ") for line in shown.splitlines()))
     generated = yaml.safe_load(team_files(VERSION)[PRE_COMMIT_CONFIG])

@@ -17,7 +17,7 @@ import yaml
 
 from rlcat import __version__ as rlcat_version
 from rlcat.cli import main
-from rlcat.scaffold import HOOK
+from rlcat.scaffold import HOOK, LINT_HOOK
 
 from conftest import REPO, Result
 
@@ -74,10 +74,11 @@ def test_pre_commit_snippet_is_the_local_hook_pinned_to_this_rlcat() -> None:
     (snippet,) = [m["body"] for m in _blocks("yaml") if "repos:" in m["body"]]
     (repo,) = yaml.safe_load(snippet)["repos"]
     assert repo["repo"] == "local"
-    (hook,) = repo["hooks"]
-    assert hook == {**HOOK, "additional_dependencies": [f"rlcat=={rlcat_version}"]}
+    pinned = [f"rlcat=={rlcat_version}"]
+    assert repo["hooks"] == [{**hook, "additional_dependencies": pinned} for hook in (HOOK, LINT_HOOK)]
     provided = {hook["id"]: hook for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
-    assert {k: v for k, v in provided["rlcat-validate"].items() if k != "description"} == HOOK
+    for hook in (HOOK, LINT_HOOK):
+        assert {k: v for k, v in provided[hook["id"]].items() if k != "description"} == hook
     for line in snippet.splitlines():  # the commented-out `args:` show real options
         if "# args:" in line:
             for option in yaml.safe_load(line.split("# ", 1)[1].split("#")[0])["args"]:

@@ -275,6 +275,24 @@ def test_generated_hook_and_workflow_work_as_written(wheels: list[Path], tmp_pat
         passed.stdout + passed.stderr
     )
 
+    # the launch-script hook: a shell script that launches nothing passes, a bad launch fails
+    scripts = team / "scripts"
+    scripts.mkdir()
+    (scripts / "prepare_data.sh").write_text("#!/usr/bin/env bash\necho preparing\n", encoding="utf-8")
+    _git(team, "add", "-A")
+    quiet = _pre_commit(team, hook_env)
+    assert quiet.returncode == 0 and _hook_result(quiet.stdout, "rlcat lint") == "Passed", quiet.stdout
+    bad = scripts / "run_grpo.sh"
+    bad.write_text((REPO / "tests/data/lint/plus_misuse.sh").read_text(encoding="utf-8"), encoding="utf-8")
+    _git(team, "add", "-A")
+    linted = _pre_commit(team, hook_env)
+    assert linted.returncode == 1, linted.stdout + linted.stderr
+    assert _hook_result(linted.stdout, "rlcat lint") == "Failed", linted.stdout
+    assert _hook_result(linted.stdout, "rlcat validate") == "Passed", linted.stdout
+    assert "scripts/run_grpo.sh:25:5 RLC408 error: " in linted.stdout, linted.stdout
+    bad.unlink()
+    _git(team, "add", "-A")
+
     example = team / "recipes" / "my_first_recipe.yaml"
     lines = _break_the_token_budget(example)
     _git(team, "add", "-A")
@@ -289,6 +307,15 @@ def test_generated_hook_and_workflow_work_as_written(wheels: list[Path], tmp_pat
             assert r.returncode == 1
             _on_the_child(_rlc703("github", r.stdout), "recipes/my_first_recipe.yaml", lines, r.stdout)
     assert (team / "rlcat.sarif").is_file()
+
+
+def _hook_result(output: str, name: str) -> str | None:
+    """What pre-commit said of the hook named `name` (`rlcat lint......Passed`): Passed, Failed,
+    Skipped, or None when it did not run."""
+    for line in output.splitlines():
+        if line.startswith(name):
+            return line.rstrip().rsplit(".", 1)[-1].split(")")[-1]
+    return None
 
 
 def _workflow_runs_of_template() -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from rlcat.model.project import ProjectSettings
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 VERSION_MARK = "@RLCAT_VERSION@"
 HOOK_MARK = "@RLCAT_HOOK@"
+LINT_HOOK_MARK = "@RLCAT_LINT_HOOK@"
 
 PROJECT_FILE = "rlcat.toml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
@@ -37,6 +38,19 @@ HOOK: dict[str, Any] = {
     "types": ["yaml"],
     "pass_filenames": True,
     # one process for all files: the catalog is loaded once, and the report is one list in file order
+    "require_serial": True,
+}
+# The launch-script hook beside it, the same way: every `*.sh` of a commit that launches a verl
+# trainer is linted; other shell scripts are noted, not failed (--only-launches).
+LINT_HOOK: dict[str, Any] = {
+    "id": "rlcat-lint-scripts",
+    "name": "rlcat lint (verl launch scripts)",
+    "entry": "rlcat lint --only-launches",
+    "language": "python",
+    "files": r"\.sh$",
+    "types": ["shell"],
+    "pass_filenames": True,
+    # one process for all scripts: the key indexes are loaded once, and the report is one list
     "require_serial": True,
 }
 
@@ -59,14 +73,15 @@ def team_files(version: str) -> dict[str, str]:
     files = {PROJECT_FILE: project_file()}
     for dest, template in TEMPLATE_FILES.items():
         text = (TEMPLATES / template).read_text(encoding="utf-8").replace(VERSION_MARK, version)
-        files[dest] = text.replace(HOOK_MARK, _local_hook(version))
+        text = text.replace(HOOK_MARK, _local_hook(HOOK, version))
+        files[dest] = text.replace(LINT_HOOK_MARK, _local_hook(LINT_HOOK, version))
     return files
 
 
-def _local_hook(version: str) -> str:
-    """The hook as one entry of a `repo: local` list: pre-commit installs the pinned rlcat from the
+def _local_hook(provided: dict[str, Any], version: str) -> str:
+    """A hook as one entry of a `repo: local` list: pre-commit installs the pinned rlcat from the
     package index into the hook's environment (`additional_dependencies`)."""
-    hook = dict(HOOK)
+    hook = dict(provided)
     fields = list(hook)
     fields.insert(fields.index("language") + 1, "additional_dependencies")
     hook["additional_dependencies"] = [f"rlcat=={version}"]
