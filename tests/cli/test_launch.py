@@ -58,8 +58,17 @@ def test_ray_job_body_is_the_rest_submission(rlcat: Run) -> None:
     assert result.code == 0, result.err
     body = json.loads(result.out)
     assert set(body) == {"entrypoint", "runtime_env", "metadata", "entrypoint_num_cpus"}
-    assert shlex.split(body["entrypoint"])[:3] == ["python3", "-m", "verl.trainer.main_ppo"]
     env = body["runtime_env"]["env_vars"]
+    # the env probe with the plan's env (less the visibility variables Ray sets per worker), then
+    # the trainer in its place
+    words = shlex.split(body["entrypoint"])
+    assert words[:2] == ["python3", "-c"] and "NodeAffinitySchedulingStrategy" in words[2]
+    split = words.index("&&")
+    probed = dict(zip(words[3:split:2], words[4:split:2], strict=True))
+    visibility = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
+    assert probed == {k: v for k, v in env.items() if k not in visibility}
+    assert probed["RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES"] == "1"
+    assert words[split + 1 : split + 5] == ["exec", "python3", "-m", "verl.trainer.main_ppo"]
     assert env["RAY_AUTH_MODE"] == "disabled" and env["RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES"] == "1"
     assert body["entrypoint_num_cpus"] == 1.0  # keeps the NOSET variables in the driver's env
     assert body["metadata"]["rlcat_verl_index"] == "0.9.0"

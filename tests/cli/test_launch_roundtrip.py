@@ -4,8 +4,9 @@ every target's reader, or are refused with the diagnostic that says why:
 
 - local: the script run by bash;
 - ray-job: the REST body's entrypoint through `/bin/sh -c` (Ray's job supervisor runs it with
-  `subprocess.Popen(entrypoint, shell=True)`, ray/dashboard/modules/job/job_supervisor.py), the env
-  through JSON (a `$` is refused, RLC1004: Ray expands it);
+  `subprocess.Popen(entrypoint, shell=True)`, ray/dashboard/modules/job/job_supervisor.py): the env
+  probe's arguments and the trainer's argv; the env through JSON (a `$` is refused, RLC1004: Ray
+  expands it);
 - slurm: the sbatch script's own export, env-probe and trainer lines run by bash, with `srun` and the
   Ray steps replaced by functions that run their command here;
 - skypilot: the task's `run:` block, read back from YAML, run by bash on rank 0;
@@ -44,10 +45,17 @@ from rlcat.launch.slurm import Slurm
 from rlcat.pipeline.assemble import Request, compile_request
 
 FAKE_PYTHON = """#!/bin/sh
-# a fake python3: `python3 - ...` (a heredoc check) succeeds; `python3 -c CODE ...` (the env probe)
-# runs; `python3 -m MODULE ARGS` records its argv and env
+# a fake python3: `python3 - ...` (a heredoc check) succeeds; the Ray env probe (`python3 -c CODE
+# ARGS` that imports ray) records its ARGS; any other `-c CODE` (Slurm's env probe) runs; `python3
+# -m MODULE ARGS` records its argv and env
 if [ "$1" = "-" ]; then cat >/dev/null; exit 0; fi
-if [ "$1" = "-c" ]; then exec "{real}" "$@"; fi
+if [ "$1" = "-c" ]; then
+    case "$2" in
+    *"import ray"*) shift 2; exec "{real}" -c 'import json, os, sys
+json.dump(sys.argv[1:], open(os.environ["RECORD"] + ".probe", "w"))' "$@" ;;
+    esac
+    exec "{real}" "$@"
+fi
 exec "{real}" -c 'import json, os, sys
 json.dump({{"argv": sys.argv[1:], "env": dict(os.environ)}}, open(os.environ["RECORD"], "w"))' "$@"
 """
@@ -153,6 +161,7 @@ def _artifact(target: Target, value: str, env_value: str | None) -> tuple[Launch
 def _run(args: list[str], fake_bin: Path, tmp_path: Path, **extra_env: str) -> dict[str, object]:
     record = tmp_path / "record.json"
     record.unlink(missing_ok=True)
+    Path(f"{record}.probe").unlink(missing_ok=True)
     env = {"PATH": f"{fake_bin}:/usr/bin:/bin", "RECORD": str(record), "HOME": str(tmp_path), **extra_env}
     done = subprocess.run(args, env=env, timeout=30, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
@@ -187,7 +196,11 @@ def _ray_job(artifact: str, fake_bin: Path, tmp_path: Path) -> dict[str, object]
     body = json.loads(artifact)  # the REST body as Ray's dashboard decodes it
     got = _run(["/bin/sh", "-c", body["entrypoint"]], fake_bin, tmp_path)
     # Ray sets the job's runtime env on the driver: the env as the body carries it
-    return {**got, "env": {**dict(got["env"]), **body["runtime_env"]["env_vars"]}}  # type: ignore[arg-type]
+    env = body["runtime_env"]["env_vars"]
+    # the env probe ran first, and compares each node's env with the plan's, NAME VALUE ...
+    probed = json.loads((tmp_path / "record.json.probe").read_text())
+    assert dict(zip(probed[::2], probed[1::2], strict=True)) == env
+    return {**got, "env": {**dict(got["env"]), **env}}  # type: ignore[arg-type]
 
 
 def _slurm(artifact: str, fake_bin: Path, tmp_path: Path) -> dict[str, object]:

@@ -2,11 +2,13 @@
 127.0.0.3, four fake GPUs each (`--num-gpus`, so placement is real), the stand-in trainer of
 tests/data/launch/stub on the cluster's PYTHONPATH.
 
-Asserted: the argv and env of the plan arrive unchanged in the driver and on every node, the
-overrides compose with Hydra against the verl tree of the platform's release, and each failure a
-check predicts happens on real Ray when the check is bypassed (a runtime-env key verl's ray.init
-also sets, `$` in an env value, a NOSET variable without entrypoint CPUs), while `rlcat launch`
-refuses them, and a plan that needs more GPUs than the cluster, before anything is submitted.
+Asserted: the argv and env of the plan arrive unchanged in the driver and on every node, the env
+probe ran on both nodes before the trainer, the overrides compose with Hydra against the verl tree
+of the platform's release, and each failure a check predicts happens on real Ray when the check is
+bypassed (a runtime-env key verl's ray.init also sets; `$` in an env value and a NOSET variable
+without entrypoint CPUs, which the env probe then finds on every node and fails the job), while
+`rlcat launch` refuses them, and a plan that needs more GPUs than the cluster, before anything is
+submitted.
 
 Network safety: loopback only. Ray runs with a HOME holding `ray_bootstrap_config.yaml` = `{}`
 (else the dashboard probes the cloud metadata address at every head start),
@@ -265,10 +267,14 @@ def test_argv_and_env_arrive_unchanged_on_every_node(
         *tricky,
     )
     body = json.loads(emitted.out)
-    argv = shlex.split(body["entrypoint"])
+    words = shlex.split(body["entrypoint"])
+    argv = words[words.index("&&") + 2 :]  # the env probe && exec python3 -m MODULE ...
     record = ray_cluster.record(name)
     assert record["module"] == "verl.trainer.main_ppo"
     assert record["argv"] == argv[3:]  # python3 -m MODULE, then exactly what rlcat rendered
+    # the env probe ran on both nodes before the trainer, and found the plan's env
+    assert f"as planned on 2 node(s): {HEAD_IP}, {WORKER_IP}" in result.out
+    assert result.out.index("rlcat env probe:") < result.out.index("rlcat stand-in: ok")
     assert '+trainer.rlcat_interp="${oc.env:HOME}/x"' in record["argv"]  # a live interpolation
     env = body["runtime_env"]["env_vars"]
     assert env["RLCAT_PROBE"] == TRICKY
@@ -311,13 +317,18 @@ def test_dollar_and_noset_without_cpus_are_refused_and_real(
     )
     assert noset.code == 1 and "RLC1009" in noset.err
 
+    # on real Ray, Ray expands the `$` and drops the NOSET variable on every node: the env probe
+    # finds both and fails the job before the trainer starts
     sets = ["env.RLCAT_DOLLAR=$HOME/a", "env.RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES='1'"]
     real = _bypassing_checks(ray_cluster, "dollar_noset", sets, cpus=0)
-    assert real["info"]["status"] == "SUCCEEDED", real["logs"][-3000:]
-    record = ray_cluster.record("dollar_noset")
-    for node in record["nodes"]:
-        assert node["env"]["RLCAT_DOLLAR"] == f"{ray_cluster.home}/a"  # Ray expanded it
-        assert "RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES" not in node["env"]  # and dropped this
+    assert real["info"]["status"] == "FAILED", real["logs"][-3000:]
+    logs = real["logs"]
+    for ip in (HEAD_IP, WORKER_IP):
+        expanded = f"rlcat env probe: RLCAT_DOLLAR is {str(ray_cluster.home) + '/a'!r} on node {ip}"
+        assert expanded in logs, logs[-3000:]
+        dropped = f"RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES is not set on node {ip}"
+        assert dropped in logs
+    assert "rlcat stand-in" not in logs and not (ray_cluster.out / "dollar_noset.json").exists()
 
 
 def test_too_few_gpus_is_refused_before_submitting(

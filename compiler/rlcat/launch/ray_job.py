@@ -1,5 +1,6 @@
 """`--target ray-job`: the plan as a Ray Jobs submission to a running cluster (verl's documented
 first path: `ray job submit --address http://HEAD:8265 -- python3 -m verl.trainer.main_ppo ...`).
+The entrypoint probes each node's env (env_probe.py) before the trainer starts.
 
 `--emit` writes the REST body (`POST /api/jobs/`) as JSON; `--submit` posts it through the
 standard library (ray_rest.py) after checking the cluster's GPUs, and with `--wait` follows the
@@ -19,13 +20,20 @@ from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, 
 from rlcat.launch import checks
 from rlcat.launch.base import Console, Launch, Target, working_dir_path
 from rlcat.launch.command import RAY_AUTH_MODE, ray_accelerator
+from rlcat.launch.env_probe import ray_probe_line
 from rlcat.launch.ray_rest import TERMINAL_STATES, RayApiError, RayJobsClient, auth_token
 
 
+def entrypoint(launch: Launch) -> str:
+    """The env probe, then (`&& exec`) the trainer: both quoted for POSIX sh, as the job supervisor
+    runs the entrypoint with `subprocess.Popen(entrypoint, shell=True)`. The trainer replaces the
+    shell, so stopping the job stops it."""
+    return f"{ray_probe_line(launch.command.env)} && exec {launch.command.posix_line()}"
+
+
 def submission(launch: Launch, working_dir: str | None = None) -> dict[str, Any]:
-    """The body of `POST /api/jobs/`. The entrypoint is the argv quoted for POSIX sh: the job
-    supervisor runs it with `subprocess.Popen(entrypoint, shell=True)`. `working_dir` is the
-    uploaded package's URI; without it, --working-dir as given (a remote URI, or a local folder for
+    """The body of `POST /api/jobs/` (the entrypoint: `entrypoint`). `working_dir` is the uploaded
+    package's URI; without it, --working-dir as given (a remote URI, or a local folder for
     `ray job submit --runtime-env-json`, which uploads it)."""
     options = launch.options
     runtime_env: dict[str, Any] = {"env_vars": launch.command.env_vars}
@@ -34,7 +42,7 @@ def submission(launch: Launch, working_dir: str | None = None) -> dict[str, Any]
         runtime_env["excludes"] = list(options.excludes)
     plan = launch.compiled.plan
     body: dict[str, Any] = {
-        "entrypoint": launch.command.posix_line(),
+        "entrypoint": entrypoint(launch),
         "runtime_env": runtime_env,
         "metadata": {
             "rlcat_recipe": plan.recipe,

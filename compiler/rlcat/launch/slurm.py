@@ -31,6 +31,7 @@ from rlcat.emit.formats import comment_line, shell_word
 from rlcat.launch import checks
 from rlcat.launch.base import Console, Launch, Target, image_of
 from rlcat.launch.command import EnvVar, ray_accelerator
+from rlcat.launch.env_probe import SLURM_PROBE
 from rlcat.launch.skypilot import WAIT_FOR_CLUSTER
 from rlcat.launch.slurm_container import container_of, runtime
 from rlcat.launch.slurm_submit import submit_batch
@@ -42,21 +43,6 @@ PORT_BASE, PORT_SLOTS, PORT_STRIDE = 20000, 400, 100
 READY_SECONDS = 600
 # Interface names as Linux allows them (IFNAMSIZ 16, no `/` or whitespace).
 _INTERFACE = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
-
-# Constant text: the plan's env comes as NAME VALUE arguments, so no value is ever code.
-ENV_PROBE = """import os, sys
-node = os.environ.get("SLURMD_NODENAME") or os.uname().nodename
-words = sys.argv[1:]
-wrong = []
-for name, want in zip(words[::2], words[1::2]):
-    have = os.environ.get(name)
-    if have != want:
-        said = "is not set" if have is None else "is " + ascii(have)
-        wrong.append(f"{name} {said} on node {node}; the plan sets {ascii(want)}")
-for line in wrong:
-    print("rlcat env probe:", line, file=sys.stderr)
-sys.exit(1 if wrong else 0)
-"""
 
 
 def interface_env(launch: Launch) -> list[EnvVar]:
@@ -323,7 +309,7 @@ def sbatch_script(launch: Launch) -> str:
     lines += [
         comment_line("Env probe: each node's env, where Ray will start, holds the plan's values."),
         "read -r -d '' RLCAT_ENV_PROBE <<'RLCAT_ENV_PROBE' || true",
-        ENV_PROBE + "RLCAT_ENV_PROBE",
+        SLURM_PROBE + "RLCAT_ENV_PROBE",
         _words(every_node, srun_options, prefix, 'python3 -c "$RLCAT_ENV_PROBE" \\'),
         f"    {probe_args} ||",
         "    die \"the env of a node differs from the plan's (see 'rlcat env probe' above)\"",
