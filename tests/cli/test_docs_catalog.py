@@ -50,6 +50,23 @@ def test_a_broken_team_recipe_names_its_file_and_line(rlcat: Run, elsewhere: Pat
     assert [p.name for p in elsewhere.iterdir()] == ["team"]  # no staging folder left either
 
 
+def test_a_result_naming_no_recipe_stops_the_build(rlcat: Run, elsewhere: Path) -> None:
+    team = _team(elsewhere, f"name: team_run\nextends: {PARENT}\n")
+    (team / "catalog" / "results").mkdir(parents=True)
+    (team / "catalog" / "results" / "run1.yaml").write_text(
+        "name: run1\nsummary: a run\nrecipe: team_rnu\nplatform: cuda\nhardware: {gpus: 8}\n"
+        "mode: colocate\nkind: measured\nrun: {folder: r, metrics_file: r/m.jsonl, lines: 1}\n"
+        "metrics:\n  - {metric: steps, value: 1, unit: steps}\n",
+        encoding="utf-8",
+    )
+    r = rlcat("docs", "build", "--catalog", str(team), "--out", "site")
+    assert r.code == 2
+    assert "run1.yaml:3" in r.err and "RLC201" in r.err and "unknown recipe 'team_rnu'" in r.err
+    assert "team_run" in r.err  # the close name, as a hint
+    assert "Traceback" not in r.err
+    assert not (elsewhere / "site").exists()
+
+
 def test_no_builtin_leaves_out_the_built_in_parents(rlcat: Run, elsewhere: Path) -> None:
     team = _team(elsewhere, f"name: team_run\nextends: {PARENT}\n")
     r = rlcat("docs", "build", "--catalog", str(team), "--no-builtin", "--out", "site")

@@ -132,3 +132,6 @@ def dev_fetch_verl() -> None:
         sys.stdout.write(f"{path}\n")
     # wheels for the pre-commit test, which installs the hook in a fresh virtualenv offline
     sys.stdout.write(f"{wheelhouse.fetch_wheelhouse(quiet=True)}\n")
+    # and the docs extra's, for the team-docs test, which installs rlcat[docs] offline
+    docs = wheelhouse.docs_wheelhouse_dir()
+    sys.stdout.write(f"{wheelhouse.fetch_wheelhouse(True, docs, wheelhouse.docs_requirements())}\n")

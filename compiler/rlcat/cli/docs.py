@@ -17,13 +17,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from rlcat.catalog import Catalog, repo_root
+from rlcat.catalog import Catalog, Kind, repo_root
 from rlcat.cli.app import app, command_tree
 from rlcat.cli.common import CatalogOpt, catalog_for
-from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, diag
+from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag
 from rlcat.docsite.data import load_site
 from rlcat.docsite.generate import write
+from rlcat.pipeline.validate_files import validate_file
 from rlcat.project import find_project, search_roots
+
+ENTRY_KINDS: tuple[Kind, ...] = ("model", "dataset", "platform", "result")
 
 docs_app = typer.Typer(
     help="Generate, check, build and serve the documentation site (MkDocs with the Material theme).",
@@ -96,6 +99,22 @@ def _site_catalog(extra: list[Path] | None, no_builtin: bool) -> Catalog:
     return Catalog(folders)
 
 
+def _refuse_broken_entries(catalog: Catalog) -> None:
+    """A team's catalog may come from a pull request: a model, dataset, platform or result that does
+    not validate (a result naming no recipe, a series whose steps go back) stops the build with the
+    diagnostics `rlcat validate` gives, rather than leaving the entry out or a page linking nowhere.
+    Recipes need no such pass: the site resolves every one, and one that does not resolve stops it."""
+    found = [
+        d
+        for kind in ENTRY_KINDS
+        for path in catalog.names(kind).values()
+        for d in validate_file(path, catalog, None)
+        if d.severity >= Severity.ERROR
+    ]
+    if found:
+        raise RlcatError(found)
+
+
 def _build_catalog(extra: list[Path] | None, no_builtin: bool, out: Path) -> None:
     """Generate the catalog's pages into a temporary folder (nothing read from a checkout), then build
     them into `out`."""
@@ -104,6 +123,7 @@ def _build_catalog(extra: list[Path] | None, no_builtin: bool, out: Path) -> Non
     need_mkdocs()
     check_out(out)
     catalog = _site_catalog(extra, no_builtin)
+    _refuse_broken_entries(catalog)
     with tempfile.TemporaryDirectory(prefix="rlcat-docs-") as tmp:
         root = Path(tmp)
         write(root, command_tree(), site=load_site(root, catalog))

@@ -14,6 +14,9 @@ What ``pip install .`` needs in a fresh virtualenv:
 - nothing for the virtualenv itself: virtualenv seeds pip from wheels it embeds, and a
   ``pyproject.toml`` build with hatchling needs neither setuptools nor wheel.
 
+A second wheelhouse, :func:`docs_wheelhouse_dir`, holds the ``docs`` extra (MkDocs, Material,
+matplotlib and theirs), so that the team-docs test installs ``rlcat[docs]`` offline as a team does.
+
 Wheels are specific to the interpreter and platform (pydantic-core, PyYAML), so the completion
 marker records them next to the requirement list: a change of either fetches again.
 """
@@ -95,6 +98,24 @@ def requirements() -> list[str]:
     return [*runtime_requirements(), *BUILD_REQUIREMENTS]
 
 
+def docs_wheelhouse_dir() -> Path:
+    """The folder of the ``docs`` extra's wheels: ``<trees root>/wheelhouse-docs``."""
+    return trees_root() / "wheelhouse-docs"
+
+
+def docs_requirements() -> list[str]:
+    """The ``docs`` extra of the checkout's pyproject.toml (the wheelhouses are fetched in a checkout)."""
+    root = repo_root()
+    if root is None:
+        return []
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
+    return [str(r) for r in project.get("optional-dependencies", {}).get("docs", [])]
+
+
 def _stamp(reqs: list[str]) -> dict[str, object]:
     return {
         "requirements": reqs,
@@ -125,8 +146,9 @@ def pip_command(dest: Path, reqs: list[str], quiet: bool = True) -> list[str]:
     return [*cmd, "--only-binary=:all:", "-d", str(dest), *reqs]
 
 
-def fetch_wheelhouse(quiet: bool = True) -> Path:
-    """Download the wheelhouse (network), unless it is already complete; return its folder.
+def fetch_wheelhouse(quiet: bool = True, dest: Path | None = None, reqs: list[str] | None = None) -> Path:
+    """Download the wheelhouse (network), unless it is already complete; return its folder. `dest`
+    and `reqs` default to the runtime wheelhouse (:func:`wheelhouse_dir`, :func:`requirements`).
 
     Idempotent: skipped when the marker says the wheelhouse is complete for the same requirements and
     interpreter. pip downloads into a fresh folder next to the final one, which replaces it only once
@@ -135,14 +157,14 @@ def fetch_wheelhouse(quiet: bool = True) -> Path:
     Raises:
         subprocess.CalledProcessError: pip failed (no network, no wheel for this platform, ...).
     """
-    dest = wheelhouse_dir()
-    reqs = requirements()
-    if is_complete(dest, reqs):
-        return dest
+    folder = dest or wheelhouse_dir()
+    wanted = requirements() if reqs is None else reqs
+    if is_complete(folder, wanted):
+        return folder
 
     def download(staging: Path) -> None:
-        subprocess.run(pip_command(staging, reqs, quiet=quiet), check=True)
-        (staging / MARKER).write_text(json.dumps(_stamp(reqs), indent=2) + "\n", encoding="utf-8")
+        subprocess.run(pip_command(staging, wanted, quiet=quiet), check=True)
+        (staging / MARKER).write_text(json.dumps(_stamp(wanted), indent=2) + "\n", encoding="utf-8")
 
-    replace_dir(dest, ".wheelhouse-", download)
-    return dest
+    replace_dir(folder, f".{folder.name}-", download)
+    return folder

@@ -83,6 +83,12 @@ class Site:
         """The recipe's own file, as the catalog's walk found it."""
         return self.catalog.names("recipe")[name]
 
+    def has_guide(self, path: str) -> bool:
+        """Whether the hand-written page `path` (docs-relative) is part of the site: it is in a
+        checkout's docs/, never in a catalog's site, whose pages are all generated. A link to a
+        guide is written only where this holds."""
+        return (self.root / "docs" / path).is_file()
+
     def recipe(self, name: str) -> Recipe:
         return self.recipes[name].recipe
 
