@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from fake_ray_api import FakeRay, fake_ray_servers
 
 from rlcat.cli.app import Terminated
 from rlcat.launch import ray_job
@@ -272,66 +271,10 @@ def test_bad_launch_requests(rlcat: Run, args: tuple[str, ...]) -> None:
 # --- --submit against a stand-in of the REST API --------------------------------------------------
 
 
-class FakeRay:
-    """The Ray Jobs REST endpoints rlcat uses, answering from a script of states."""
-
-    def __init__(self, states: list[str], gpus: float = 8.0, exit_code: int | None = None) -> None:
-        self.states, self.gpus, self.exit_code = states, gpus, exit_code
-        self.submitted: list[dict[str, Any]] = []
-        self.stopped: list[str] = []
-        self.polls = 0
-
-    def answer(self, method: str, path: str, body: Any) -> Any:
-        if path == "/api/version":
-            return {"version": "4", "ray_version": "2.60.0"}
-        if path.startswith("/api/v0/nodes"):
-            node = {"node_ip": "127.0.0.1", "state": "ALIVE", "resources_total": {"GPU": self.gpus, "CPU": 8}}
-            return {"data": {"result": {"result": [node]}}}
-        if method == "POST" and path == "/api/jobs/":
-            self.submitted.append(body)
-            return {"submission_id": "raysubmit_test", "job_id": "01000000"}
-        if path.endswith("/stop"):
-            self.stopped.append(path)
-            return {"stopped": True}
-        if path.endswith("/logs"):
-            return {"logs": "".join(f"step {i}\n" for i in range(self.polls))}
-        self.polls += 1
-        status = self.states[min(self.polls - 1, len(self.states) - 1)]
-        return {"status": status, "driver_exit_code": self.exit_code, "message": "done"}
-
-
 @pytest.fixture
 def fake_ray() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(*args: Any, **kwargs: Any) -> tuple[FakeRay, str]:
-        fake = FakeRay(*args, **kwargs)
-
-        class Handler(BaseHTTPRequestHandler):
-            def _reply(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"null")
-                data = json.dumps(fake.answer(self.command, self.path, body)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = _reply
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return fake, f"http://127.0.0.1:{server.server_address[1]}"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    with fake_ray_servers() as start:
+        yield start
 
 
 @pytest.fixture

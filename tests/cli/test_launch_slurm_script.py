@@ -125,8 +125,10 @@ def test_a_container_needs_an_image(rlcat: Run) -> None:
 
 
 def test_a_plan_bigger_than_the_allocation(rlcat: Run) -> None:
-    result = slurm(rlcat, "--set", "resources.gpus_per_node=0")
-    assert result.code != 0
+    # the script asks Slurm for the recipe's 2 × 8; the plan's trainer wants 2 × 16
+    result = slurm(rlcat, "--override", "trainer.n_gpus_per_node=16")
+    assert result.code == 1 and result.out == ""
+    assert "RLC1002" in result.err and "the plan needs 32 GPUs (trainer 2×16)" in result.err
 
 
 @pytest.mark.parametrize("container", ["docker", "podman", "apptainer", "pyxis", "none"])
