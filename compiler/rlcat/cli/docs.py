@@ -37,7 +37,7 @@ docs_app = typer.Typer(
 
   rlcat docs build --out /tmp/rlcat-docs
 
-  rlcat docs build --catalog team-catalog --out site
+  rlcat docs build --catalog . --out site
 """,
 )
 app.add_typer(docs_app, name="docs")
@@ -137,12 +137,18 @@ def _build_catalog(extra: list[Path] | None, no_builtin: bool, out: Path) -> Non
   rlcat docs build --out /tmp/rlcat-docs
 
   rlcat docs build --check
+
+  rlcat docs build --catalog . --out site
 """,
 )
 def docs_build(
     out: Annotated[
         Optional[Path],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
-        typer.Option("--out", "-o", help="Where to write the site (default: site/ in the checkout)."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Where to write the site (default: site/ in the checkout; a catalog's: site/ here).",
+        ),
     ] = None,
     check: Annotated[
         bool,
@@ -192,8 +198,6 @@ def docs_build(
     epilog="""Examples:
 
   rlcat docs serve --port 0 --timeout 1
-
-  rlcat docs serve --catalog team-catalog --no-builtin
 """,
 )
 def docs_serve(
