@@ -94,6 +94,10 @@ def mkdocs_yml(site: Site, extra_pages: dict[str, str]) -> str:
     nav.append("      - recipes/index.md")
     for name in site.recipes:
         item(name, page("recipe", name), 6)
+    section("Results", 2)
+    nav.append("      - results/index.md")
+    for result in site.results:
+        item(result.name, page("result", result.name), 6)
     section("Platforms", 2)
     nav.append("      - platforms/index.md")
     for name in site.platforms:

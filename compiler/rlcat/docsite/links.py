@@ -14,6 +14,7 @@ DIRS = {
     "guard": "guards",
     "model": "models",
     "dataset": "datasets",
+    "result": "results",
 }
 ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang"}
 BACKEND_LABELS = {"fsdp": "FSDP", "fsdp2": "FSDP2", "megatron": "Megatron"}
@@ -40,6 +41,14 @@ def rel(here: str, target: str) -> str:
         return f"#{frag}"
     out = posixpath.relpath(path, posixpath.dirname(here) or ".") if path else ""
     return out + (f"#{frag}" if frag else "")
+
+
+def html_url(here: str, target: str) -> str:
+    """`rel(here, target)` as a browser follows it from the built page: raw HTML (a figure's links,
+    the results table) is not rewritten by MkDocs, so the `.md` of a page becomes its `.html`
+    (the site is built with use_directory_urls: false)."""
+    path, sep, frag = rel(here, target).partition("#")
+    return (path[: -len(".md")] + ".html" if path.endswith(".md") else path) + sep + frag
 
 
 def platform_anchor(name: str) -> str:

@@ -12,17 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rlcat.docsite.data import Cell, Site
+from rlcat.docsite.figures.matrix_grid import STATUSES, GridCell, matrix_grid_svg
 from rlcat.docsite.links import (
     ALGORITHM_LABELS,
     BACKEND_LABELS,
     ENGINE_LABELS,
     MODE_LABELS,
     STATUS_ICONS,
+    html_url,
     page,
     platform_anchor,
     rel,
 )
-from rlcat.docsite.md import code, esc, link, name_md, table
+from rlcat.docsite.md import code, esc, figure, link, name_md, table
 from rlcat.docsite.recipes import cell_status
 from rlcat.model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
 from rlcat.model.platform import PlatformProfile
@@ -135,6 +137,62 @@ def support_table(site: Site, platform: PlatformProfile, here: str) -> str:
     return table(["algorithm", "backend", "mode", *(ENGINE_LABELS[e] for e in ENGINES)], rows)
 
 
+def grid_status(mc: MatrixCell) -> str | None:
+    """The grid's word for a cell (matrix_grid.STATUSES), or None when nothing is known: a known
+    issue is *does-not-compile* when a recipe there does not compile, else *known-broken*."""
+    if not mc.status:
+        return None
+    if any(not c.compiles for c in mc.cells):
+        return "does-not-compile"
+    return "known-broken" if mc.status == "known issue" else mc.status
+
+
+def grid_cells(site: Site, here: str = HERE) -> tuple[list[GridCell], list[tuple[str, str, str]]]:
+    """The support matrix folded over the algorithms, one cell per platform × (mode, engine,
+    backend), each the worst of its rows and linking to the evidence behind that worst status;
+    and the columns any cell has, in the tables' order."""
+    rank = {status: i for i, status in enumerate(reversed(STATUSES))}  # does-not-compile first
+    cells: list[GridCell] = []
+    columns: list[tuple[str, str, str]] = []
+    for backend_mode in dict.fromkeys((backend, mode) for _, backend, mode in _rows(site)):
+        backend, mode = backend_mode
+        rows = [row for row in _rows(site) if row[1:] == backend_mode]
+        for engine in ENGINES:
+            column = (mode, engine, backend)
+            for platform in site.platforms.values():
+                judged = [
+                    (grid_status(mc), mc) for mc in (matrix_cell(site, platform, row, engine) for row in rows)
+                ]
+                known = [(status, mc) for status, mc in judged if status is not None]
+                if not known:
+                    continue
+                status, mc = min(known, key=lambda pair: rank[pair[0]])
+                failing = [c.recipe for c in mc.cells if cell_status(c) != "supported"] or mc.recipes
+                target = (
+                    page("recipe", failing[0]) + "#" + platform_anchor(platform.name)
+                    if mc.recipes
+                    else page("platform", platform.name) + "#support"
+                )
+                title = f"{platform.name}: {mode}, {engine}, {backend}: {status}"
+                cells.append(
+                    GridCell(platform.name, mode, engine, backend, status, html_url(here, target), title)
+                )
+                if column not in columns:
+                    columns.append(column)
+    return cells, columns
+
+
+def grid_md(site: Site) -> str:
+    cells, columns = grid_cells(site)
+    if not cells:
+        return ""
+    labels = {**MODE_LABELS, **ENGINE_LABELS, **BACKEND_LABELS}
+    svg = matrix_grid_svg(cells, list(site.platforms), columns, labels=labels)
+    return figure(
+        svg, "Each cell is the worst status of its algorithms; a cell links to the recipe behind it."
+    )
+
+
 def matrix_page(site: Site) -> str:
     platforms = list(site.platforms.values())
     legend = (
@@ -154,6 +212,7 @@ def matrix_page(site: Site) -> str:
         f"({code('rlcat matrix RECIPE')} does the same for one recipe). "
         "Rows with algorithm *any* are cells a platform lists but no recipe covers yet.\n",
         legend,
+        grid_md(site),
         "## Overview {#overview}\n",
         "One icon per engine (vLLM, then SGLang) on each platform; each links to the recipe behind it (or "
         "to the platform's support list), hover for details. The tables below spell it out per platform.\n",

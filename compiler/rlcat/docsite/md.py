@@ -110,6 +110,30 @@ def breakable_code(text: object, after: str = ".=") -> str:
     return f"<code>{value}</code>"
 
 
+def html_text(text: object) -> str:
+    """Text (or an attribute value) inside a raw HTML block: one line, HTML and quotes escaped, and
+    each character Markdown reads in inline HTML written as a character reference (it shows the
+    same)."""
+    return _HTML_ACTIVE.sub(_reference, html.escape(_shown(text), quote=True))
+
+
+def html_link(text_html: str, target: str) -> str:
+    """<a href> for raw HTML; `text_html` must already be HTML. A target `safe_target` refuses is
+    shown as text after the link text, not linked."""
+    href = safe_target(target)
+    if href is None:
+        return f"{text_html} ({html_text(target)})"
+    return f'<a href="{html.escape(href, quote=True)}">{text_html}</a>'
+
+
+def figure(svg: str, caption: str = "") -> str:
+    """An SVG figure inlined in the page: a raw HTML block (md_in_html, `markdown="0"`) that MkDocs
+    passes through unchanged. `svg` comes from rlcat.docsite.figures (its text escaped there);
+    the caption is plain text."""
+    shown = f"<figcaption>{html_text(caption)}</figcaption>\n" if caption else ""
+    return f'<figure class="rlc-figure" markdown="0">\n{svg.strip()}\n{shown}</figure>\n'
+
+
 def fence(text: str, lang: str = "", attrs: str = "", indent: int = 0) -> str:
     """A fenced code block (longer fence when the text holds one), optionally indented for a tab."""
     text = "\n".join(printable(line) for line in text.split("\n"))

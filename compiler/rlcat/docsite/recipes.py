@@ -17,6 +17,8 @@ from rlcat.docsite.links import (
 )
 from rlcat.docsite.md import breakable_code, code, details, esc, fence, link, name_md, table, tabs
 from rlcat.docsite.md import facts as md_facts
+from rlcat.docsite.placements import placement_md
+from rlcat.docsite.results import recipe_results_md
 from rlcat.emit.formats import FORMATS, override_text, override_texts
 from rlcat.emit.hydra_value import render_or_repr
 from rlcat.model.axes import SPLIT_MODES
@@ -250,6 +252,10 @@ def recipe_page(site: Site, name: str) -> str:
             ]
         )
     out.append(table(["platform", "engine", "status", "platform says", "compiles", "guards", "verl"], rows))
+    out.append("## GPU placement {#placement}\n")
+    out.append(placement_md(site, name))
+    out.append("## Results {#results}\n")
+    out.append(recipe_results_md(site, name, here))
     if "cuda" in site.platforms and "rocm" in site.platforms:
         out.append("## From CUDA to ROCm {#cuda-to-rocm}\n")
         out.append(

@@ -32,19 +32,19 @@ def scalar_text(s: Scalar) -> str:
     return text
 
 
-def _best(result: Result, metric: str) -> str:
+def metric_text(result: Result, metric: str) -> str:
     """The scalars of one metric, joined (a result may score several validation sets)."""
     found = [s for s in result.metrics if s.metric == metric]
     return ", ".join(scalar_text(s) + (f" {s.dataset}" if s.dataset else "") for s in found) or "-"
 
 
-def _validation(result: Result) -> str:
+def validation_text(result: Result) -> str:
     """The best validation score, else the last one (a source may give only where training ended)."""
-    best = _best(result, "val_score_max")
-    return best if best != "-" else _best(result, "val_score_final")
+    best = metric_text(result, "val_score_max")
+    return best if best != "-" else metric_text(result, "val_score_final")
 
 
-def _hardware(result: Result) -> str:
+def hardware_text(result: Result) -> str:
     hw = result.hardware
     if hw.gpus is None:
         return hw.gpu or "-"
@@ -79,10 +79,10 @@ def render_results(results: list[tuple[Result, Path]], fmt: str) -> str:
             r.platform,
             r.kind,
             r.mode,
-            _hardware(r),
-            _validation(r),
-            _best(r, "step_time_median"),
-            _best(r, "throughput"),
+            hardware_text(r),
+            validation_text(r),
+            metric_text(r, "step_time_median"),
+            metric_text(r, "throughput"),
         ]
         for r, _ in results
     ]
@@ -99,9 +99,9 @@ def render_runs(results: list[tuple[Result, Path]], fmt: str) -> str:
             r.recipe,
             r.platform,
             r.date or "-",
-            _best(r, "steps"),
-            _validation(r),
-            _best(r, "step_time_median"),
+            metric_text(r, "steps"),
+            validation_text(r),
+            metric_text(r, "step_time_median"),
             (r.fingerprint or "-")[:19],
         ]
         for r, _ in results
@@ -116,7 +116,7 @@ def render_result(result: Result, path: Path | None, fmt: str) -> str:
         return json_text(result_data(result, path))
     head = [
         f"{result.name}: {result.summary}",
-        f"recipe {result.recipe} on {result.platform} ({result.mode}), {_hardware(result)}",
+        f"recipe {result.recipe} on {result.platform} ({result.mode}), {hardware_text(result)}",
         f"kind {result.kind}: {_origin(result)}",
     ]
     if path is not None:
