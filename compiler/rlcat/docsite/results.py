@@ -30,8 +30,8 @@ _YLABELS = {
     "ratio": "×",
 }
 # the columns of the table of all results (`_html_row` writes a row)
-INDEX_COLUMNS = "result recipe algorithm model platform kind mode hardware validation".split()
-INDEX_COLUMNS += ["step time", "throughput", "source"]
+INDEX_COLUMNS: tuple[str, ...] = ("result", "recipe", "algorithm", "model", "platform", "kind", "mode")
+INDEX_COLUMNS += ("hardware", "validation", "step time", "throughput", "source")
 FILTERS = (("platform", "platforms"), ("algorithm", "algorithms"), ("model", "models"))
 
 FILTER_SCRIPT = """\
