@@ -1,0 +1,278 @@
+"""A team's docs site from an installed rlcat: `pip install rlcat[docs]` from rlcat's wheel into a
+fresh virtualenv (offline, from the wheelhouses `rlcat dev fetch-verl` fills), a team catalog in a
+folder outside the checkout (a recipe extending a built-in one, a model, a platform profile and a
+measured result with a series), `rlcat docs build --catalog team --out site`, the site served on
+127.0.0.1 and read in headless Chromium: the pages load, every internal link of the pages visited
+answers 200, the team's recipe page lists its result, the figures are drawn as SVG that is not
+empty, the support matrix grid's colours are the statuses of the compiled catalog, and the team's
+text shows as text. One build, one browser session. `--no-builtin` is built in-process on a catalog
+that needs nothing built-in.
+
+The browser part needs what tests/e2e/test_docs_site.py needs (and skips, or fails with
+RLCAT_REQUIRE_BROWSER=1, the same way)."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import test_docs_site as docs_site
+import yaml
+from test_team_repo import _pip_env, _run, _venv, wheels  # noqa: F401 - `wheels` is a fixture
+
+from rlcat import __version__ as VERSION
+from rlcat.catalog import Catalog, builtin_root
+from rlcat.dev import wheelhouse
+from rlcat.docsite.data import Cell, load_site
+from rlcat.docsite.figures.matrix_grid import STATUS_COLOURS, cell_gid
+
+from conftest import REPO, Result
+
+browser = docs_site.browser  # one way to start Chromium
+
+PARENT = "gsm8k_qwen3_8b_fsdp"
+RECIPE = "team_gsm8k"
+MODEL = "team_qwen3_8b"
+PLATFORM = "team-h100"
+RESULT = "team_gsm8k-team-h100-run1"
+# a summary from a pull request: it must show as text, and the script in it must not run
+SUMMARY = "The team's <b>GSM8K</b> run & <script>window.__pwned = 1</script>"
+SERIES = {"steps": [0, 10, 20, 30], "values": [0.81, 0.86, 0.9, 0.93]}
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+def _entry(kind_dir: str, name: str) -> dict[str, Any]:
+    data = yaml.safe_load((REPO / kind_dir / f"{name}.yaml").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def _make_team(team: Path) -> None:
+    _write(
+        team / "recipes" / f"{RECIPE}.yaml",
+        {"name": RECIPE, "extends": PARENT, "summary": SUMMARY, "model": MODEL},
+    )
+    model = {**_entry("catalog/models", "qwen3_8b"), "name": MODEL, "hf_id": "team-org/Qwen3-8B-tuned"}
+    _write(team / "catalog" / "models" / f"{MODEL}.yaml", model)
+    platform = {**_entry("catalog/platforms", "cuda"), "name": PLATFORM, "summary": "The team's H100 nodes"}
+    _write(team / "catalog" / "platforms" / f"{PLATFORM}.yaml", platform)
+    result = {
+        "name": RESULT,
+        "summary": "A measured run of the team's recipe",
+        "recipe": RECIPE,
+        "platform": PLATFORM,
+        "hardware": {"gpu": "H100", "gpus": 8},
+        "mode": "colocate",
+        "kind": "measured",
+        "run": {"folder": "runs/run1", "metrics_file": "runs/run1/metrics.jsonl", "lines": 4},
+        "metrics": [{"metric": "val_score_max", "value": 0.93, "unit": "fraction", "at_step": 30}],
+        "series": [{"key": "val-core/openai/gsm8k/reward/mean@1", "unit": "fraction", **SERIES}],
+    }
+    _write(team / "catalog" / "results" / f"{RESULT}.yaml", result)
+
+
+@dataclass
+class TeamSite:
+    site: Path
+    team: Path
+    build: Any
+
+
+@pytest.fixture(scope="module")
+def team_site(wheels: list[Path], tmp_path_factory: pytest.TempPathFactory) -> TeamSite:  # noqa: F811
+    docs_house = wheelhouse.docs_wheelhouse_dir()
+    if not wheelhouse.is_complete(docs_house, wheelhouse.docs_requirements()):
+        pytest.skip(f"the docs wheelhouse is not fetched ({docs_house}): run `rlcat dev fetch-verl` once")
+    tmp = tmp_path_factory.mktemp("team-docs")
+    env = {**_pip_env(tmp, [*wheels, docs_house]), **_venv(tmp / "venv")}
+    install = _run(env, tmp, "python", "-m", "pip", "install", "-q", f"rlcat[docs]=={VERSION}")
+    assert install.returncode == 0, install.stderr
+    work = tmp / "work"
+    _make_team(work / "team")
+    probe = _run(env, work, "python", "-c", "import rlcat; print(rlcat.__file__)")
+    assert probe.stdout.startswith(str(tmp / "venv")), "the wheel's copy runs, not the checkout's"
+    build = _run(env, work, "rlcat", "docs", "build", "--catalog", "team", "--out", "site")
+    assert build.returncode == 0, build.stdout + build.stderr
+    return TeamSite(work / "site", work / "team", build)
+
+
+def test_the_installed_rlcat_builds_the_team_site(team_site: TeamSite) -> None:
+    assert "built " in team_site.build.stdout and team_site.build.stderr == ""
+    site = team_site.site
+    assert (site / "recipes" / f"{RECIPE}.html").is_file()
+    assert (site / "recipes" / f"{PARENT}.html").is_file()  # on top of the built-in catalog
+    assert (site / "platforms" / f"{PLATFORM}.html").is_file()
+    assert (site / "models" / f"{MODEL}.html").is_file()
+    assert sorted(p.name for p in site.parent.iterdir()) == ["site", "team"]  # nothing else left
+
+
+@pytest.fixture(scope="module")
+def base_url(team_site: TeamSite) -> Iterator[str]:
+    with docs_site.served(team_site.site) as url:
+        yield url
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+_LINKS = """
+return Array.from(document.querySelectorAll('a'), a => a.getAttribute('href') || a.getAttribute('xlink:href'))
+  .filter(h => h).map(h => new URL(h, document.baseURI).href);
+"""
+_FIGURES = """
+return Array.from(document.querySelectorAll('.rlc-figure svg'), s => {
+  const r = s.getBoundingClientRect();
+  return {width: r.width, height: r.height, shapes: s.querySelectorAll('path, rect, line, polyline').length,
+          text: s.textContent};
+});
+"""
+_CELLS = """
+return Array.from(document.querySelectorAll('[id^="rlc-cell--"]'), g => {
+  const shape = g.querySelector('path, rect');
+  return {id: g.id, fill: shape ? getComputedStyle(shape).fill : ''};
+});
+"""
+
+
+def _rgb(hex_colour: str) -> str:
+    red, green, blue = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+def _worst(statuses: list[str]) -> str:
+    order = ("does-not-compile", "known-broken", "untested", "supported")
+    return min(statuses, key=order.index)
+
+
+def _recipe_status(cell: Cell) -> str:
+    """A compiled cell's status as the grid shows it, from the data: the compile, the guards' findings
+    and the platform's word."""
+    if not cell.compiles:
+        return "does-not-compile"
+    if cell.known_issue:
+        return "known-broken"
+    return "supported" if cell.status == "supported" else "untested"
+
+
+def _profile_status(word: str) -> str:
+    return word if word in ("supported", "known-broken") else "untested"
+
+
+def _expected_grid(team: Path) -> dict[str, str]:
+    """Each grid cell's status, from the catalog: per platform × mode × engine × backend the worst
+    of its algorithms, each the worst of its recipes' compiles there, or the profile's own word where
+    no recipe of that algorithm covers the engine."""
+    site = load_site(team, Catalog([team, builtin_root()]))
+    algorithms = {name: site.recipe(name).algorithm for name in site.recipes}
+    covered = {(c.mode, c.backend) for c in site.cells}
+    expected: dict[str, str] = {}
+    for profile in site.platforms.values():
+        listed = {(s.mode, s.engine, s.backend): s.status for s in profile.support}
+        keys = {(c.mode, c.engine, c.backend) for c in site.cells} | set(listed)
+        for mode, engine, backend in keys:
+            statuses = []
+            for algorithm in sorted(
+                {algorithms[c.recipe] for c in site.cells if (c.mode, c.backend) == (mode, backend)}
+            ):
+                cells = [
+                    c
+                    for c in site.cells
+                    if (c.platform, c.mode, c.engine, c.backend) == (profile.name, mode, engine, backend)
+                    and algorithms[c.recipe] == algorithm
+                ]
+                if cells:
+                    statuses.append(_worst([_recipe_status(c) for c in cells]))
+                elif (mode, engine, backend) in listed:
+                    statuses.append(_profile_status(listed[(mode, engine, backend)]))
+            if (mode, backend) not in covered and (mode, engine, backend) in listed:
+                statuses.append(_profile_status(listed[(mode, engine, backend)]))
+            if statuses:
+                expected[cell_gid(profile.name, mode, engine, backend)] = _worst(statuses)
+    return expected
+
+
+def test_team_site_in_a_browser(browser: Any, base_url: str, team_site: TeamSite) -> None:
+    visited = ["index.html", f"recipes/{RECIPE}.html", "matrix.html", f"platforms/{PLATFORM}.html"]
+    links: set[str] = set()
+    figures: dict[str, list[dict[str, Any]]] = {}
+    for path in visited:
+        browser.get(base_url + path)
+        assert browser.find_element("css selector", "article h1").text, path
+        links |= set(browser.execute_script(_LINKS))
+        figures[path] = browser.execute_script(_FIGURES)
+        assert browser.execute_script("return window.__pwned") is None, path
+        if path == f"recipes/{RECIPE}.html":
+            article = browser.find_element("css selector", "article").text
+            assert SUMMARY in article  # the team's text, as text
+            assert RESULT in article  # the recipe page lists its result
+            result_links = [h for h in browser.execute_script(_LINKS) if RESULT in h]
+            assert result_links, "the recipe page links to its result"
+        if path == "matrix.html":
+            cells = browser.execute_script(_CELLS)
+    # the result's own page, reached from the recipe page, draws its series
+    result_page = next(h for h in sorted(links) if RESULT in h).split("#")[0]
+    browser.get(result_page)
+    article = browser.find_element("css selector", "article").text
+    assert RESULT in article and "0.93" in article  # its numbers, as the data file gives them
+    links |= set(browser.execute_script(_LINKS))
+    figures["result"] = browser.execute_script(_FIGURES)
+    docs_site._screenshot(browser, "docs-team-result.png")
+
+    internal = sorted({h.split("#")[0] for h in links if h.startswith(base_url)})
+    assert len(internal) >= 50
+    assert [(h, s) for h in internal if (s := _status(h)) != 200] == []
+
+    for path in (f"recipes/{RECIPE}.html", "matrix.html", "result"):
+        assert figures[path], f"no figure on {path}"
+        for svg in figures[path]:
+            assert svg["width"] > 50 and svg["height"] > 50 and svg["shapes"] > 0, (path, svg)
+    assert any(svg["text"].strip() for svg in figures["result"]), "labels stay text"
+
+    expected = _expected_grid(team_site.team)
+    shown = {cell["id"]: cell["fill"] for cell in cells}
+    assert set(shown) == set(expected)
+    assert any(cell_id.startswith(f"rlc-cell--{PLATFORM}--") for cell_id in shown)
+    assert {i: f for i, f in shown.items() if f != _rgb(STATUS_COLOURS[expected[i]])} == {}
+    assert len(set(expected.values())) >= 2, "the catalog has cells of more than one status"
+
+
+def test_no_builtin_builds_a_site_of_the_team_alone(
+    rlcat: Callable[..., Result], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RLCAT_PATH", raising=False)
+    team = tmp_path / "team"
+    recipe = _entry("recipes", PARENT)
+    _write(team / "recipes" / "team_only.yaml", {**recipe, "name": "team_only"})
+    _write(team / "catalog" / "models" / "qwen3_8b.yaml", _entry("catalog/models", "qwen3_8b"))
+    _write(team / "catalog" / "datasets" / "gsm8k_math.yaml", _entry("catalog/datasets", "gsm8k_math"))
+    _write(team / "catalog" / "platforms" / "cuda.yaml", _entry("catalog/platforms", "cuda"))
+    r = rlcat("docs", "build", "--catalog", "team", "--no-builtin", "--out", "site")
+    assert r.code == 0, r.err
+    pages = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*.html")}
+    assert {p for p in pages if p.startswith(("recipes/", "platforms/", "models/", "datasets/"))} == {
+        "recipes/index.html",
+        "recipes/team_only.html",
+        "platforms/index.html",
+        "platforms/cuda.html",
+        "models/index.html",
+        "models/qwen3_8b.html",
+        "datasets/index.html",
+        "datasets/gsm8k_math.html",
+    }
+    home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "team_only" in home and PARENT not in home
