@@ -128,6 +128,19 @@ def test_kubernetes_expansion_is_escaped() -> None:
     assert k8s_env_value("a$(HOME)b$c$$") == "a$$(HOME)b$$c$$$$"
 
 
+@pytest.mark.parametrize("value", ['"a\x1b[1mb"', '"a\n  ::warning::b"'], ids=["control", "workflow-command"])
+@pytest.mark.parametrize("target", ["kuberay", "skypilot"])
+def test_yaml_targets_refuse_what_yaml_shows_raw(rlcat: Run, target: str, value: str) -> None:
+    result = launch(
+        rlcat, "--target", target, *AUTH, "--image", "r/verl:1", "--override", f"+trainer.x={value}"
+    )
+    if target == "skypilot":  # run: holds every value as one bash word, $'...' for control characters
+        assert result.code == 0 and "+trainer.x=" in result.out
+        return
+    assert result.code == 2 and result.out == "" and "RLC405" in result.err
+    assert "hint: use --target ray-job (JSON escapes it)" in result.err
+
+
 def test_kuberay_needs_an_image(rlcat: Run) -> None:
     result = launch(rlcat, "--target", "kuberay", *AUTH)  # the cuda profile names no image
     assert result.code == 1

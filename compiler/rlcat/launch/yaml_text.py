@@ -5,12 +5,15 @@ command), and the literal layout is checked for the same lines again."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import yaml
 
 from rlcat.diagnostics import RlcatError, diag, printable
 from rlcat.emit.formats import comment_line, yaml_document
+
+_HINT = "use --target ray-job (JSON escapes it)"
 
 
 class _LiteralDumper(yaml.SafeDumper):
@@ -31,7 +34,10 @@ _LiteralDumper.add_representer(str, _text)
 
 def yaml_artifact(data: Any, header: list[str]) -> str:
     """`header` as comment lines, then `data` as YAML with multi-line text in literal blocks."""
-    yaml_document(_lines_of(data))  # the refusals (RLC405), on every line the artifact will hold
+    try:  # the refusals (RLC405), on every line the artifact will hold
+        yaml_document(_lines_of(data))
+    except RlcatError as exc:  # its hint names compile's formats; a launch has a target for it
+        raise RlcatError([replace(d, hint=_HINT) for d in exc.diagnostics], exc.exit_code) from None
     body = yaml.dump(
         data,
         Dumper=_LiteralDumper,
@@ -47,7 +53,7 @@ def yaml_artifact(data: Any, header: list[str]) -> str:
                 diag(
                     "RLC405",
                     f"{printable(forged[0].strip())} would begin a line with `::`, a CI workflow command",
-                    hint="use --target ray-job (JSON escapes it)",
+                    hint=_HINT,
                 )
             ]
         )
