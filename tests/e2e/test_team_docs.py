@@ -13,6 +13,7 @@ RLCAT_REQUIRE_BROWSER=1, the same way)."""
 
 from __future__ import annotations
 
+import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -276,3 +277,12 @@ def test_no_builtin_builds_a_site_of_the_team_alone(
     }
     home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "team_only" in home and PARENT not in home
+
+    # serve builds the same site in a temporary folder, serves it on loopback, and removes it
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    served = rlcat("docs", "serve", "--catalog", "team", "--no-builtin", "--port", "0", "--timeout", "0.2")
+    assert served.code == 0, served.err
+    assert "built " in served.out and "at http://127.0.0.1:" in served.out
+    assert list(scratch.iterdir()) == []
