@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
 import yaml
 
-from rlcat.cli import app
+from rlcat.cli import command_tree
 from rlcat.dev import trees
 
 from conftest import REPO, SEED_RECIPES, Result
@@ -252,7 +251,7 @@ def _commands() -> list[tuple[list[str], Any]]:
             if not getattr(sub, "hidden", False):
                 walk(sub, [*path, name])
 
-    walk(typer.main.get_command(app), [])
+    walk(command_tree(), [])
     return found
 
 

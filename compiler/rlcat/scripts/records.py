@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from rlcat.diagnostics import Diagnostic
@@ -28,12 +29,13 @@ class Override:
     col: int  # 1-based, in characters
     known: bool = True  # False: part of the text is only known by running something (shown as written)
 
-    @property
+    # cached: the checks ask an override for its prefix and key many times over
+    @cached_property
     def prefix(self) -> str:
         """`+`, `++`, `~` or ``."""
         return next((p for p in _PREFIXES if self.text.startswith(p)), "")
 
-    @property
+    @cached_property
     def key(self) -> str:
         """The dotted key, without prefix and value."""
         return self.text[len(self.prefix) :].partition("=")[0]

@@ -29,6 +29,7 @@ MAX_TEXT = 1024 * 1024  # characters in one value: a few doublings of a string w
 MAX_FIELDS = 100_000  # fields from one word, elements in one array
 MAX_BRACE_WORDS = 1024  # words from one brace expansion
 _IFS = re.compile(r"[ \t\n]+")
+_BRACE_OR_ESCAPE = re.compile(r"[{},\\]")  # literal text brace expansion reads character by character
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _GLUE = re.compile(rb"(?:\\\r?\n)*\Z")  # nothing or line continuations between two nodes: one word
 _NEWLINE = re.compile(rb"(?<!\\)\n")  # an unescaped newline between two nodes: a new command
@@ -774,10 +775,15 @@ def _tokens(parsed: ParsedScript, nodes: list[Node]) -> list[Token]:
     tokens: list[Token] = []
     for node in nodes:
         for part in node.children if node.type == "concatenation" else [node]:
-            if part.type in ("word", "brace_expression"):
-                tokens.extend(_characters(parsed.text(part)))
-            else:
+            if part.type not in ("word", "brace_expression"):
                 tokens.append(part)
+                continue
+            text = parsed.text(part)
+            after_dollar = bool(tokens) and isinstance(tokens[-1], Node) and tokens[-1].type == "$"
+            if after_dollar or _BRACE_OR_ESCAPE.search(text):
+                tokens.extend(_characters(text))
+            else:  # text that neither brace expansion nor a `$name` reads: one token (merged anyway)
+                tokens.append(text)
     out: list[Token] = []
     position = 0
     while position < len(tokens):

@@ -244,8 +244,7 @@ def _held_at(index: KeyIndex, key: str) -> str | None:
     None where it holds nothing."""
     if index.has(key):
         return index.type_of(key)
-    inside = key + "."
-    return "dict" if key in index.open_dicts or any(k.startswith(inside) for k in index.keys) else None
+    return "dict" if key in index.open_dicts or key in index.sections else None
 
 
 def _type_problem(index: KeyIndex, key: str, value: Any) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,12 @@ class KeyIndex:
     keys: dict[str, tuple[Any, str]]  # key → (default as written, type name)
     open_dicts: frozenset[str]
     groups: dict[str, list[str]]
+
+    @cached_property
+    def sections(self) -> frozenset[str]:
+        """Every dotted path above a leaf key (`trainer` and `trainer.logger` hold sections): a set,
+        as the key check asks of each key it checks whether it names one."""
+        return frozenset(key[:i] for key in self.keys for i, c in enumerate(key) if c == ".")
 
     def has(self, key: str) -> bool:
         return key in self.keys

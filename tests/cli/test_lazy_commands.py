@@ -1,0 +1,59 @@
+"""The command registry: a command's module is imported when the command is looked up, so a short
+command such as `rlcat lint SCRIPT` loads no other command's modules, while --help, suggestions and
+the CLI reference still see every command in order."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from rlcat.cli import command_tree
+from rlcat.cli.app import COMMAND_MODULES
+
+from conftest import REPO, Result
+
+Run = Callable[..., Result]
+SCRIPT = REPO / "tests" / "data" / "lint" / "clean.sh"
+
+
+def _modules_after(code: str) -> list[str]:
+    """The rlcat.cli modules a fresh interpreter holds after running `code`."""
+    loaded = "sorted(m for m in sys.modules if m.startswith('rlcat.cli'))"
+    probe = f"{code}\nimport json, sys\nprint(json.dumps({loaded}))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO, timeout=120
+    )
+    modules: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return modules
+
+
+def test_lint_loads_no_other_command() -> None:
+    loaded = _modules_after(f"from rlcat.cli import main\nmain(['lint', {str(SCRIPT)!r}])")
+    assert loaded == ["rlcat.cli", "rlcat.cli.app", "rlcat.cli.common", "rlcat.cli.lint"]
+
+
+def test_the_command_line_alone_loads_no_command() -> None:
+    assert _modules_after("import rlcat.cli") == ["rlcat.cli", "rlcat.cli.app"]
+
+
+def test_every_command_is_in_the_registry_in_help_order() -> None:
+    tree = command_tree()
+    assert list(tree.commands) == list(COMMAND_MODULES)
+    for name, command in tree.commands.items():
+        assert command.name == name
+        assert command.callback is not None or command.commands  # type: ignore[attr-defined]
+    # each command comes from the module the registry names
+    for name, module in COMMAND_MODULES.items():
+        callbacks = [tree.commands[name].callback]
+        callbacks += [c.callback for c in getattr(tree.commands[name], "commands", {}).values()]
+        assert any(c is not None and c.__module__ == module for c in callbacks), (name, module)
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("lnt", "lint"), ("compil", "compile"), ("doc", "docs")])
+def test_a_mistyped_command_is_told_its_name(rlcat: Run, typo: str, meant: str) -> None:
+    result = rlcat(typo)
+    assert result.code == 2 and f"No such command '{typo}'. Did you mean '{meant}'" in result.err, result.err
