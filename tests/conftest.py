@@ -16,7 +16,10 @@ from rlcat.cli import main
 from rlcat.dev.trees import VERL_VERSIONS, require_tree
 
 REPO = Path(__file__).resolve().parent.parent
-SEED_RECIPES = sorted(p.stem for p in (REPO / "recipes").rglob("*.yaml"))
+# the hand-written recipes (goldens and the heavy compose tests iterate them) and the upstream
+# examples imported from verl's own scripts (recipes/upstream/, tested lightly)
+SEED_RECIPES = sorted(p.stem for p in (REPO / "recipes").glob("*.yaml"))
+UPSTREAM_RECIPES = sorted(p.stem for p in (REPO / "recipes" / "upstream").glob("*.yaml"))
 ENGINES = ("vllm", "sglang")
 PLATFORMS = tuple(sorted(p.stem for p in (REPO / "catalog" / "platforms").rglob("*.yaml")))
 # Golden files are rewritten, not compared, when this is set:

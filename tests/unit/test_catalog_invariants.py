@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -36,7 +37,8 @@ def test_every_file_is_an_entry_named_after_it(kind: str) -> None:
 def test_recipe_files_point_editors_at_the_schema() -> None:
     for path in _files("recipe"):
         first = path.read_text().splitlines()[0]
-        assert first == "# yaml-language-server: $schema=../schemas/recipe.schema.json", path
+        schema = os.path.relpath(REPO / "schemas" / "recipe.schema.json", path.parent)  # upstream/: ../../
+        assert first == f"# yaml-language-server: $schema={schema}", path
 
 
 @pytest.mark.parametrize("recipe", SEED_RECIPES)

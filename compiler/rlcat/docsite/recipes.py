@@ -22,6 +22,7 @@ from rlcat.docsite.results import recipe_results_md
 from rlcat.emit.formats import FORMATS, override_text, override_texts
 from rlcat.emit.hydra_value import render_or_repr
 from rlcat.model.axes import SPLIT_MODES
+from rlcat.model.recipe import Provenance
 from rlcat.pipeline.assemble import Compiled
 from rlcat.pipeline.plan import Setting
 from rlcat.pipeline.survey import diff
@@ -219,6 +220,8 @@ def recipe_page(site: Site, name: str) -> str:
             ),
         ),
     ]
+    if r.provenance is not None:
+        facts.append(("provenance", provenance_md(r.provenance)))
     if r.extends:
         facts.append(("extends", link(code(r.extends), rel(here, page("recipe", r.extends)))))
     children = sorted(n for n, other in site.recipes.items() if other.recipe.extends == name)
@@ -284,26 +287,49 @@ def recipe_page(site: Site, name: str) -> str:
     return "\n".join(out)
 
 
+def provenance_md(origin: Provenance) -> str:
+    """The upstream file, linked at the commit it was imported from."""
+    return link(code(origin.path), origin.url) + f" in {esc(origin.repository)} at {code(origin.commit[:12])}"
+
+
 def recipes_index(site: Site) -> str:
     here = "recipes/index.md"
-    rows = []
+    headers = ["recipe", "algorithm", "backend", "engines", "mode", "GPUs"]
+    own: list[list[str]] = []
+    upstream: list[list[str]] = []
     for name, resolved in site.recipes.items():
         r = resolved.recipe
-        rows.append(
-            [
-                link(code(name), rel(here, page("recipe", name))),
-                ALGORITHM_LABELS.get(r.algorithm, r.algorithm),
-                BACKEND_LABELS.get(r.backend, r.backend),
-                ", ".join(ENGINE_LABELS[e] for e in site.engines(name)),
-                MODE_LABELS[r.mode],
-                esc(gpu_layout_short(site, name)),
-                esc(r.summary),
-            ]
-        )
-    return (
+        row = [
+            link(code(name), rel(here, page("recipe", name))),
+            ALGORITHM_LABELS.get(r.algorithm, r.algorithm),
+            BACKEND_LABELS.get(r.backend, r.backend),
+            ", ".join(ENGINE_LABELS[e] for e in site.engines(name)),
+            MODE_LABELS[r.mode],
+            esc(gpu_layout_short(site, name)),
+        ]
+        if r.provenance is None:
+            own.append([*row, esc(r.summary)])
+        else:
+            upstream.append([*row, provenance_md(r.provenance)])
+    out = [
         "# Recipes\n\n"
         "A recipe fixes one point of the algorithm × backend × engine × mode space; `rlcat compile` turns "
         "it into the launch plan of a platform. Each page shows the recipe file and its compiled "
         "overrides and environment on every platform, with the origin of every value.\n\n"
-        + table(["recipe", "algorithm", "backend", "engines", "mode", "GPUs", "summary"], rows)
-    )
+        + table([*headers, "summary"], own)
+    ]
+    if upstream:
+        out.append(
+            "\n## Upstream examples {#upstream}\n\n"
+            "verl's own example launch scripts, converted by `rlcat import` (`recipes/upstream/`): each "
+            "recipe names the upstream file and commit it was read from, and compiles to the same "
+            "value on every key the script sets. Their names follow the "
+            + (
+                link("naming grammar", rel(here, "recipe-names.md"))
+                if site.has_guide("recipe-names.md")
+                else "naming grammar"
+            )
+            + ". No upstream script runs the one-step-off-policy mode, so no example uses it.\n\n"
+            + table([*headers, "upstream file"], upstream)
+        )
+    return "\n".join(out)

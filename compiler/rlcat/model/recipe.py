@@ -484,12 +484,43 @@ class Variants(Strict):
     backend: list[Backend] = []
 
 
+# Where an imported recipe comes from: a GitHub repository, a file path inside it and the full commit
+# id. No path segment starts with a dot (no `..`) nor the path with `/`: it is shown and linked on
+# the docs page, never opened.
+RepositoryName = Annotated[
+    str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", max_length=140)
+]
+RepositoryPath = Annotated[
+    str,
+    StringConstraints(
+        pattern=r"^[A-Za-z0-9_+-][A-Za-z0-9_.+-]*(/[A-Za-z0-9_+-][A-Za-z0-9_.+-]*)*$", max_length=1000
+    ),
+]
+CommitId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
+
+
+class Provenance(Strict):
+    """The upstream file a recipe was converted from (`rlcat import --provenance`)."""
+
+    repository: RepositoryName = Field(description="GitHub repository, owner/name (verl-project/verl)")
+    path: RepositoryPath = Field(description="The source file inside the repository")
+    commit: CommitId = Field(description="The full commit id the file was read at")
+
+    @property
+    def url(self) -> str:
+        return f"https://github.com/{self.repository}/blob/{self.commit}/{self.path}"
+
+
 class Recipe(Strict):
     """A named, typed verl run."""
 
     name: Name
     summary: str
     extends: Name | None = None
+    provenance: Provenance | None = Field(
+        default=None,
+        description="The upstream file this recipe was imported from (not inherited by `extends`)",
+    )
     algorithm: Algorithm
     backend: Backend
     engine: Engine

@@ -269,6 +269,8 @@ def _merge_chain(chain: list[tuple[Path, Document]]) -> Source:
         child = {k: v for k, v in doc.data.items() if k != "extends"}
         merged = merge_layer(source, child, origins)
         merged.data["extends"] = doc.data["extends"]
+        if "provenance" not in doc.data:
+            merged.data.pop("provenance", None)  # the parent's upstream file is not the child's
         merged.origins[("extends",)] = origins[("extends",)]
         if () in origins:
             merged.origins[()] = origins[()]  # findings about the whole recipe point at the child
