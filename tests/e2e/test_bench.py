@@ -22,6 +22,7 @@ SMOKE_RUNS = [
     ("docs_build.py", ["--repeat", "1"]),
     ("limits.py", ["--repeat", "1"]),
     ("lint_scripts.py", ["--repeat", "1"]),
+    ("runs_add.py", ["--lines", "2000", "--repeat", "1"]),
 ]
 
 
