@@ -228,7 +228,7 @@ def test_placement_draws_one_figure_per_distinct_layout(gen: Generated) -> None:
         section = (
             gen.page(f"recipes/{name}.md").split("## GPU placement {#placement}", 1)[1].split("\n## ", 1)[0]
         )
-        captions = re.findall(r"<figcaption>GPU placement of [^<]+ on ([^<]+)</figcaption>", section)
+        captions = re.findall(r"<figcaption>GPU placement of [^<]+ on ([^<:]+): [^<]+</figcaption>", section)
         assert [c.split(", ") for c in captions] == [platforms for _, platforms in found]
         assert len(_svgs(section)) == len(found)
         compiling = [

@@ -173,10 +173,7 @@ def grid_cells(site: Site, here: str = HERE) -> tuple[list[GridCell], list[tuple
                     if mc.recipes
                     else page("platform", platform.name) + "#support"
                 )
-                title = f"{platform.name}: {mode}, {engine}, {backend}: {status}"
-                cells.append(
-                    GridCell(platform.name, mode, engine, backend, status, html_url(here, target), title)
-                )
+                cells.append(GridCell(platform.name, mode, engine, backend, status, html_url(here, target)))
                 if column not in columns:
                     columns.append(column)
     return cells, columns

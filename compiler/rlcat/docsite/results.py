@@ -306,8 +306,14 @@ def result_page(site: Site, result: Result) -> str:
             for s in result.series
         ]
         out.append("**Series**\n\n" + table(["key", "unit", "points", "steps", "last", "note"], rows))
-        out.append(f"Every run of {recipe_link} overlaid:\n")
-        out.append(charts_md(site, result.recipe, "series"))
+        if result.recipe in site.recipes:
+            # drawn once, on the recipe's page: a team's hundred runs of one recipe would otherwise
+            # carry the same charts a hundred times
+            charts = rel(here, page("recipe", result.recipe) + "#results")
+            out.append(
+                "Charts of these series, with every run of the recipe overlaid: "
+                f"{link('on its page', charts)}.\n"
+            )
     out.append("## Source {#source}\n")
     if result.source is not None:
         s = result.source

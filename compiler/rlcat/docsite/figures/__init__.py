@@ -4,3 +4,11 @@ matplotlib draws them (the `docs` extra); it is imported inside these modules on
 the compile path loads it. Every figure is byte-deterministic and every text in it escaped
 (`rlcat.docsite.figures.svg`).
 """
+
+
+def forget_drawings() -> None:
+    """Empty the caches of drawn figures (a benchmark round, or a test, draws them all again)."""
+    from rlcat.docsite.figures import placement, series
+
+    placement.placement_svg.cache_clear()
+    series._series_svg.cache_clear()

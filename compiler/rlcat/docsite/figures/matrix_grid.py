@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rlcat.docsite.figures.svg import figure, plain, svg_text
+from rlcat.docsite.figures.svg import axes_at, figure, plain, svg_text, text_width
 from rlcat.docsite.md import safe_target
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 STATUSES = ("supported", "untested", "known-broken", "does-not-compile")
 STATUS_COLOURS: dict[str, str] = {
@@ -50,7 +54,6 @@ class GridCell:
     backend: str
     status: str  # one of STATUSES
     href: str  # the evidence, relative to the page the grid is on
-    title: str = ""
 
     @property
     def column(self) -> tuple[str, str, str]:
@@ -68,37 +71,23 @@ def matrix_grid_svg(
     """The grid as SVG. `columns` are (mode, engine, backend) in their display order; `labels`
     maps each mode, engine and backend to how it is shown. A (platform, column) without a cell is
     left blank (nothing known)."""
-    from matplotlib.patches import Patch, Rectangle
+    from matplotlib.patches import Patch
 
-    at = {(c.platform, c.column): c for c in cells}
-    with figure(1.8 + 0.62 * len(columns), 1.9 + 0.36 * len(platforms)) as fig:
-        ax = fig.add_axes((0.02, 0.22, 0.96, 0.50))
-        for row, platform in enumerate(platforms):
-            y = len(platforms) - 1 - row
-            for col, column in enumerate(columns):
-                cell = at.get((platform, column))
-                if cell is None:
-                    ax.add_patch(
-                        Rectangle((col + 0.04, y + 0.06), 0.92, 0.88, fill=False, edgecolor="#dddddd", lw=0.6)
-                    )
-                    continue
-                patch = Rectangle(
-                    (col + 0.04, y + 0.06), 0.92, 0.88, facecolor=STATUS_COLOURS[cell.status], lw=0
-                )
-                patch.set_gid(cell_gid(*((platform, *column))))
-                # a link only to a page of the site (or http/https), as everywhere in the docs
-                patch.set_url(safe_target(cell.href))
-                ax.add_patch(patch)
-                ax.text(
-                    col + 0.5,
-                    y + 0.5,
-                    STATUS_MARKS[cell.status],
-                    ha="center",
-                    va="center",
-                    color="white",
-                    fontsize=9,
-                )
-        ax.set_xlim(-0.05, len(columns) + 0.05)
+    handles = [
+        Patch(facecolor=STATUS_COLOURS[s], label=f"{STATUS_MARKS[s]} {STATUS_LABELS[s]}") for s in STATUSES
+    ]
+    handles.append(Patch(facecolor="white", edgecolor="#dddddd", label="nothing known"))
+    # inches: platform names on the left, three lines of column labels on top, the legend below
+    cell_w, cell_h = 0.72, 0.36
+    left = 0.15 + max((text_width(p, 7) for p in platforms), default=0.5)
+    grid_w, grid_h = cell_w * len(columns), cell_h * len(platforms)
+    width = left + max(grid_w, 3.0) + 0.1
+    ncol = max(1, min(len(handles), int(width // 1.25)))
+    legend = 0.2 * -(-len(handles) // ncol) + 0.1
+    with figure(width, legend + 0.15 + grid_h + 0.55) as fig:
+        ax = axes_at(fig, left=left, bottom=legend + 0.15, width=grid_w, height=grid_h)
+        _draw_cells(ax, {(c.platform, c.column): c for c in cells}, platforms, columns)
+        ax.set_xlim(0, len(columns))
         ax.set_ylim(0, len(platforms))
         ax.set_xticks(
             [c + 0.5 for c in range(len(columns))],
@@ -112,17 +101,39 @@ def matrix_grid_svg(
         ax.tick_params(length=0, labelsize=7)
         for side in ax.spines.values():
             side.set_visible(False)
-        handles = [
-            Patch(facecolor=STATUS_COLOURS[s], label=f"{STATUS_MARKS[s]} {STATUS_LABELS[s]}")
-            for s in STATUSES
-        ]
-        handles.append(Patch(facecolor="white", edgecolor="#dddddd", label="nothing known"))
         fig.legend(
             handles=handles,
             labels=[str(h.get_label()) for h in handles],
-            loc="lower center",
-            ncol=len(handles),
+            loc="lower left",
+            bbox_to_anchor=(0.0, 0.0),
+            ncol=ncol,
             fontsize=7,
             frameon=False,
+            borderaxespad=0.2,
         )
         return svg_text(fig, name)
+
+
+def _draw_cells(
+    ax: Axes,
+    at: dict[tuple[str, tuple[str, str, str]], GridCell],
+    platforms: list[str],
+    columns: list[tuple[str, str, str]],
+) -> None:
+    from matplotlib.patches import Rectangle
+
+    for row, platform in enumerate(platforms):
+        y = len(platforms) - 1 - row
+        for col, column in enumerate(columns):
+            cell = at.get((platform, column))
+            if cell is None:
+                ax.add_patch(
+                    Rectangle((col + 0.04, y + 0.06), 0.92, 0.88, fill=False, edgecolor="#dddddd", lw=0.6)
+                )
+                continue
+            patch = Rectangle((col + 0.04, y + 0.06), 0.92, 0.88, facecolor=STATUS_COLOURS[cell.status], lw=0)
+            patch.set_gid(cell_gid(platform, *column))
+            # a link only to a page of the site (or http/https), as everywhere in the docs
+            patch.set_url(safe_target(cell.href))
+            ax.add_patch(patch)
+            ax.text(col + 0.5, y + 0.5, STATUS_MARKS[cell.status], ha="center", va="center", color="white")

@@ -12,11 +12,16 @@ the trainer's, on the same node when both fit on one, else on the next nodes, as
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rlcat.docsite.figures.svg import figure, plain, svg_text
+from rlcat.docsite.figures.svg import CACHED_FIGURES, axes_at, figure, plain, svg_text, text_width
 from rlcat.launch.command import gpu_pools
 from rlcat.pipeline.assemble import Compiled
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 ARF = "actor_rollout_ref"
 TRAINER, ROLLOUT = "trainer", "rollout"
@@ -50,6 +55,11 @@ class Layout:
     gpus_per_node: int
     pools: tuple[Pool, ...]
     shared: bool  # colocate: both roles on every GPU
+
+    @property
+    def summary(self) -> str:
+        how = "colocated, both roles on every GPU" if self.shared else "trainer and rollout on their own GPUs"
+        return f"{self.nodes} × {self.gpus_per_node} GPUs, {how}"
 
 
 def _int(values: dict[str, object], key: str, default: int = 1) -> int:
@@ -110,83 +120,81 @@ def _runs(gpus: tuple[tuple[int, int], ...]) -> list[tuple[int, int, int]]:
     return out
 
 
-def placement_svg(layout: Layout, *, title: str, name: str) -> str:
+@functools.lru_cache(maxsize=CACHED_FIGURES)
+def placement_svg(layout: Layout, *, name: str) -> str:
     """The layout as SVG: a row per node, a cell per GPU with a trainer strip (top) and a rollout
     strip (bottom) filled where that role runs, each model-parallel group outlined (solid), each
-    pipeline replica dashed around its stages."""
+    pipeline replica dashed around its stages. It holds only what the layout says (its page's
+    caption names the recipe and platforms), so recipes that place alike share one drawing."""
     from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch, Rectangle
+    from matplotlib.patches import Patch
 
-    strip = {TRAINER: 0.5, ROLLOUT: 0.05}  # y offset of each role's strip inside a GPU cell
-    height = 0.42
-    width = max(4.5, 1.0 + 0.55 * layout.gpus_per_node)
-    grid_in, legend_in, title_in = 0.45 * layout.nodes, 0.55, 0.5  # inches
-    fig_height = grid_in + legend_in + title_in
-    with figure(width, fig_height) as fig:
-        ax = fig.add_axes((0.1, legend_in / fig_height, 0.88, grid_in / fig_height))
-        used = {(p.role, gpu) for p in layout.pools for gpu in p.gpus}
-        for node in range(layout.nodes):
-            row_y = layout.nodes - 1 - node
-            for gpu in range(layout.gpus_per_node):
-                for role, dy in strip.items():
-                    colour = ROLE_COLOURS[role] if (role, (node, gpu)) in used else IDLE_COLOUR
-                    ax.add_patch(Rectangle((gpu + 0.05, row_y + dy), 0.9, height, facecolor=colour, lw=0))
-        for pool in layout.pools:
-            dy = strip[pool.role]
-            for first in range(0, len(pool.gpus), pool.group):
-                for node, gpu, count in _runs(pool.gpus[first : first + pool.group]):
-                    bottom = layout.nodes - 1 - node + dy
-                    ax.add_patch(
-                        Rectangle(
-                            (gpu + 0.02, bottom - 0.02),
-                            count - 0.04,
-                            height + 0.04,
-                            fill=False,
-                            edgecolor=GROUP_EDGE,
-                            lw=1.2,
-                        )
-                    )
-            if pool.stage > pool.group:
-                for first in range(0, len(pool.gpus), pool.stage):
-                    for node, gpu, count in _runs(pool.gpus[first : first + pool.stage]):
-                        bottom = layout.nodes - 1 - node + dy
-                        ax.add_patch(
-                            Rectangle(
-                                (gpu - 0.01, bottom - 0.04),
-                                count + 0.02,
-                                height + 0.08,
-                                fill=False,
-                                edgecolor=GROUP_EDGE,
-                                lw=1.0,
-                                linestyle="--",
-                            )
-                        )
-        ax.set_xlim(-0.1, layout.gpus_per_node + 0.1)
-        ax.set_ylim(-0.1, layout.nodes + 0.05)
-        ax.set_xticks(
-            [g + 0.5 for g in range(layout.gpus_per_node)], [f"GPU {g}" for g in range(layout.gpus_per_node)]
-        )
-        ax.set_yticks(
-            [layout.nodes - 0.5 - n for n in range(layout.nodes)], [f"node {n}" for n in range(layout.nodes)]
-        )
+    handles: list[Patch | Line2D] = [
+        Patch(facecolor=ROLE_COLOURS[p.role], label=plain(p.caption)) for p in layout.pools
+    ]
+    handles.append(Line2D([], [], color=GROUP_EDGE, lw=1.2, label="model-parallel group"))
+    if any(p.stage > p.group for p in layout.pools):
+        handles.append(Line2D([], [], color=GROUP_EDGE, lw=1.0, ls="--", label="pipeline replica"))
+    labels = [str(h.get_label()) for h in handles]
+    # inches: node labels on the left, GPU labels on top, the legend (a line per entry) below
+    left, top, cell = 0.55, 0.3, 0.5
+    legend = 0.17 * len(handles) + 0.1
+    grid_w, grid_h = cell * layout.gpus_per_node, 0.45 * layout.nodes
+    width = max(left + grid_w, 0.1 + max(text_width(label, 7) for label in labels) + 0.5) + 0.1
+    with figure(width, legend + grid_h + top) as fig:
+        ax = axes_at(fig, left=left, bottom=legend, width=grid_w, height=grid_h)
+        _draw_gpus(ax, layout)
+        ax.set_xlim(0, layout.gpus_per_node)
+        ax.set_ylim(0, layout.nodes)
+        gpus, nodes = range(layout.gpus_per_node), range(layout.nodes)
+        ax.set_xticks([g + 0.5 for g in gpus], [f"GPU {g}" for g in gpus])
+        ax.set_yticks([layout.nodes - 0.5 - n for n in nodes], [f"node {n}" for n in nodes])
         ax.tick_params(length=0, labelsize=7)
         ax.xaxis.tick_top()
         for side in ax.spines.values():
             side.set_visible(False)
-        mode = "colocated: both roles on every GPU" if layout.shared else "split pools"
-        fig.suptitle(plain(f"{title} — {layout.nodes} × {layout.gpus_per_node} GPUs, {mode}"), fontsize=9)
-        handles: list[Patch | Line2D] = [
-            Patch(facecolor=ROLE_COLOURS[p.role], label=plain(p.caption)) for p in layout.pools
-        ]
-        handles.append(Line2D([], [], color=GROUP_EDGE, lw=1.2, label="model-parallel group"))
-        if any(p.stage > p.group for p in layout.pools):
-            handles.append(Line2D([], [], color=GROUP_EDGE, lw=1.0, ls="--", label="pipeline replica"))
         fig.legend(
             handles=handles,
-            labels=[str(h.get_label()) for h in handles],
-            loc="lower center",
-            ncol=2,
+            labels=labels,
+            loc="lower left",
+            bbox_to_anchor=(0.0, 0.0),
             fontsize=7,
             frameon=False,
+            borderaxespad=0.2,
         )
         return svg_text(fig, name)
+
+
+def _draw_gpus(ax: Axes, layout: Layout) -> None:
+    from matplotlib.patches import Rectangle
+
+    strip = {TRAINER: 0.5, ROLLOUT: 0.05}  # y offset of each role's strip inside a GPU cell
+    height = 0.42
+    used = {(p.role, gpu) for p in layout.pools for gpu in p.gpus}
+    for node in range(layout.nodes):
+        row_y = layout.nodes - 1 - node
+        for gpu in range(layout.gpus_per_node):
+            for role, dy in strip.items():
+                colour = ROLE_COLOURS[role] if (role, (node, gpu)) in used else IDLE_COLOUR
+                ax.add_patch(Rectangle((gpu + 0.05, row_y + dy), 0.9, height, facecolor=colour, lw=0))
+    for pool in layout.pools:
+        dy = strip[pool.role]
+        outlines = [(pool.group, 1.2, "-", 0.02)]
+        if pool.stage > pool.group:
+            outlines.append((pool.stage, 1.0, "--", -0.01))
+        for size, lw, style, inset in outlines:
+            pad = 0.02 if style == "-" else 0.04
+            for first in range(0, len(pool.gpus), size):
+                for node, gpu, count in _runs(pool.gpus[first : first + size]):
+                    bottom = layout.nodes - 1 - node + dy
+                    ax.add_patch(
+                        Rectangle(
+                            (gpu + inset, bottom - pad),
+                            count - 2 * inset,
+                            height + 2 * pad,
+                            fill=False,
+                            edgecolor=GROUP_EDGE,
+                            lw=lw,
+                            linestyle=style,
+                        )
+                    )

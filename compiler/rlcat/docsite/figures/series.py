@@ -4,9 +4,11 @@ each labelled with where it comes from."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rlcat.docsite.figures.svg import figure, plain, svg_text
+from rlcat.docsite.figures.svg import CACHED_FIGURES, axes_at, figure, plain, svg_text, text_width
 
 # a palette that stays apart for colour-blind readers (Okabe and Ito)
 CURVE_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
@@ -30,15 +32,32 @@ class Mark:
     value: float
     high: float | None = None
 
+    @property
+    def shown(self) -> str:
+        return f"{self.value:.4g}" + (f"–{self.high:.4g}" if self.high is not None else "")
 
-def series_svg(curves: list[Curve], marks: list[Mark], *, title: str, ylabel: str, name: str) -> str:
+
+def series_svg(curves: Sequence[Curve], marks: Sequence[Mark], *, title: str, ylabel: str, name: str) -> str:
     """The chart as SVG; curves and marks keep the order given, so the same data draws the same
-    bytes."""
+    bytes. A recipe's chart shows on its page and on each of its results' pages: drawn once."""
+    return _series_svg(tuple(curves), tuple(marks), title, ylabel, name)
+
+
+@functools.lru_cache(maxsize=CACHED_FIGURES)
+def _series_svg(
+    curves: tuple[Curve, ...], marks: tuple[Mark, ...], title: str, ylabel: str, name: str
+) -> str:
     from matplotlib.artist import Artist
     from matplotlib.ticker import MaxNLocator
 
-    with figure(7.0, 3.4) as fig:
-        ax = fig.add_axes((0.09, 0.14, 0.56, 0.74))
+    labels = [plain(c.label) for c in curves] + [plain(f"{m.label}: {m.shown}") for m in marks]
+    # inches: tick labels and the y label on the left, the step label below, the title above, the
+    # legend (a line per run or figure) on the right
+    left, bottom, plot_w, plot_h, top = 0.8, 0.5, 4.6, 2.3, 0.35
+    legend_w = 0.6 + max((text_width(label, 7) for label in labels), default=0.0)
+    height = max(bottom + plot_h + top, bottom + 0.16 * len(labels) + 0.3)
+    with figure(left + plot_w + legend_w, height) as fig:
+        ax = axes_at(fig, left=left, bottom=height - top - plot_h, width=plot_w, height=plot_h)
         handles: list[Artist] = []
         for i, curve in enumerate(curves):
             colour = CURVE_COLOURS[i % len(CURVE_COLOURS)]
@@ -50,7 +69,6 @@ def series_svg(curves: list[Curve], marks: list[Mark], *, title: str, ylabel: st
                 marker="o" if len(curve.steps) < 30 else None,
                 ms=3,
             )
-            line.set_label(plain(curve.label))
             handles.append(line)
         dashes = ("--", ":", "-.")
         for i, mark in enumerate(marks):
@@ -58,8 +76,6 @@ def series_svg(curves: list[Curve], marks: list[Mark], *, title: str, ylabel: st
             line = ax.axhline(mark.value, color=MARK_COLOUR, lw=1.0, ls=style)
             if mark.high is not None:
                 ax.axhspan(mark.value, mark.high, color=MARK_COLOUR, alpha=0.15, lw=0)
-            shown = f"{mark.value:.4g}" + (f"–{mark.high:.4g}" if mark.high is not None else "")
-            line.set_label(plain(f"{mark.label}: {shown}"))
             handles.append(line)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("step")
@@ -69,7 +85,7 @@ def series_svg(curves: list[Curve], marks: list[Mark], *, title: str, ylabel: st
         if handles:
             ax.legend(
                 handles=handles,
-                labels=[str(h.get_label()) for h in handles],
+                labels=labels,
                 loc="upper left",
                 bbox_to_anchor=(1.02, 1.0),
                 fontsize=7,

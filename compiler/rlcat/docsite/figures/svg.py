@@ -24,9 +24,13 @@ from rlcat.diagnostics import printable
 from rlcat.docsite.md import anchor
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 HASH_SALT = "rlcat-docs"
+# A figure costs about 0.1-0.3 s to draw and some show on several pages (a recipe's charts on each
+# of its results' pages): each drawing is kept by its (hashable) input, at most this many.
+CACHED_FIGURES = 512
 FONT = "DejaVu Sans"
 PUBLIC_ID_PREFIX = "rlc-"
 _RC: dict[Any, Any] = {
@@ -53,6 +57,19 @@ def plain(text: object) -> str:
     return "\n".join(printable(line) for line in lines).replace("$", r"\$")
 
 
+def text_width(text: str, size: float) -> float:
+    """About how wide `text` is at `size` points, in inches (DejaVu Sans averages 0.6 em, its widest
+    letters 0.8 em): margins are laid out from this rather than measured by a second drawing pass
+    (a tight bounding box), which would double the cost of every figure."""
+    return len(text) * size * 0.65 / 72
+
+
+def axes_at(fig: Figure, *, left: float, bottom: float, width: float, height: float) -> Axes:
+    """Axes placed in inches from the figure's lower left corner."""
+    fig_w, fig_h = fig.get_size_inches()
+    return fig.add_axes((left / fig_w, bottom / fig_h, width / fig_w, height / fig_h))
+
+
 @contextmanager
 def figure(width: float, height: float) -> Iterator[Figure]:
     """A figure of `width` × `height` inches, with the docs' settings in force while it is drawn."""
@@ -69,10 +86,7 @@ def svg_text(fig: Figure, name: str) -> str:
 
     FigureCanvasSVG(fig)
     out = io.StringIO()
-    # a tight box: the margins fit the longest label (names come from the catalog)
-    fig.savefig(
-        out, format="svg", bbox_inches="tight", pad_inches=0.05, metadata={"Date": None, "Creator": None}
-    )
+    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
     svg = out.getvalue()
     svg = svg[svg.index("<svg") :]
     # inside an HTML page an SVG <style> applies to the whole document: its two rules live in the
