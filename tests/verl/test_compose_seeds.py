@@ -17,7 +17,7 @@ from rlcat.emit.formats import override_text, override_texts
 from rlcat.model.recipe import Recipe
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
-from conftest import ENGINES, PLATFORMS, SEED_RECIPES
+from conftest import ENGINES, PLATFORMS, SEED_RECIPES, UPSTREAM_RECIPES
 
 pytestmark = pytest.mark.compose
 
@@ -91,7 +91,8 @@ def expected_values(recipe: Recipe, compiled: Compiled) -> dict[str, Any]:
         if recipe.actor.offload.param is not None:
             exp[f"{arf}.actor.megatron.param_offload"] = recipe.actor.offload.param
     else:
-        exp[f"{arf}.actor.strategy"] = "fsdp2" if recipe.backend == "fsdp2" else "fsdp"
+        backend_strategy = "fsdp2" if recipe.backend == "fsdp2" else "fsdp"
+        exp[f"{arf}.actor.strategy"] = par.actor.strategy or backend_strategy
         if recipe.actor.offload.param is not None:
             exp[f"{arf}.actor.fsdp_config.param_offload"] = recipe.actor.offload.param
         if par.actor.sp is not None:
@@ -130,7 +131,27 @@ def compiled_value(compiled: Compiled, key: str) -> Any:
 @pytest.mark.parametrize(("recipe", "platform", "engine"), CASES, ids=[f"{r}-{p}-{e}" for r, p, e in CASES])
 def test_seed_composes_with_real_verl(recipe: str, platform: str, engine: str) -> None:
     # a known-broken cell (SGLang on the 7.0.2 image) still has a plan that must compose
-    compiled = compile_request(Request(recipe, platform, engine=engine, allow_known_broken=True))
+    composes_as_recipe(compile_request(Request(recipe, platform, engine=engine, allow_known_broken=True)))
+
+
+# One upstream example per entrypoint and backend family: recipes/upstream/ is tested lightly in
+# tests/unit/test_upstream_recipes.py (composing all of it everywhere would multiply this file's time).
+UPSTREAM_CASES = [
+    ("grpo_qwen3_8b_gsm8k_math_fsdp_1x8", "cuda"),
+    ("ppo_qwen3_8b_gsm8k_math_megatron_1x8", "rocm"),
+    ("dapo_qwen2_5_math_7b_dapo_math_fsdp2_16_16_async", "cuda"),
+    ("gspo_qwen3_5_35b_a3b_custom_megatron_sglang_8_8_async", "cuda"),
+]
+
+
+@pytest.mark.parametrize(("recipe", "platform"), UPSTREAM_CASES)
+def test_upstream_example_composes_with_real_verl(recipe: str, platform: str) -> None:
+    assert recipe in UPSTREAM_RECIPES
+    composes_as_recipe(compile_request(Request(recipe, platform)))
+
+
+def composes_as_recipe(compiled: Compiled) -> None:
+    """Hydra accepts every override of the plan and the composed config holds what the recipe asked."""
     version = compiled.profile.verl_index
     overrides = override_texts(compiled)
 
