@@ -39,6 +39,9 @@ EXIT_CODES_TEXT = (
     "reader of the output went away (as after SIGPIPE, e.g. `| head`), `143` terminated (SIGTERM)"
 )
 
+# Files that could not be read at all (missing, not a regular file, not UTF-8, too large or too
+# deep): exit 2 whichever command was reading them (validate, lint).
+UNREADABLE_FILES = frozenset({"RLC001", "RLC006", "RLC007", "RLC012"})
 
 # Codes are stable; families by hundreds. Each entry: (title, default severity).
 CODES: dict[str, tuple[str, Severity]] = {

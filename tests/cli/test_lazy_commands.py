@@ -20,9 +20,9 @@ Run = Callable[..., Result]
 SCRIPT = REPO / "tests" / "data" / "lint" / "clean.sh"
 
 
-def _modules_after(code: str) -> list[str]:
-    """The rlcat.cli modules a fresh interpreter holds after running `code`."""
-    loaded = "sorted(m for m in sys.modules if m.startswith('rlcat.cli'))"
+def _modules_after(code: str, prefixes: tuple[str, ...] = ("rlcat.cli",)) -> list[str]:
+    """The modules under `prefixes` a fresh interpreter holds after running `code`."""
+    loaded = f"sorted(m for m in sys.modules if m.startswith({prefixes!r}))"
     probe = f"{code}\nimport json, sys\nprint(json.dumps({loaded}))\n"
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO, timeout=120
@@ -34,6 +34,13 @@ def _modules_after(code: str) -> list[str]:
 def test_lint_loads_no_other_command() -> None:
     loaded = _modules_after(f"from rlcat.cli import main\nmain(['lint', {str(SCRIPT)!r}])")
     assert loaded == ["rlcat.cli", "rlcat.cli.app", "rlcat.cli.common", "rlcat.cli.lint"]
+
+
+def test_lint_loads_none_of_what_only_other_commands_use() -> None:
+    # validating catalog files, launching, importing, the docs site, tables and colour
+    others = ("rlcat.pipeline.validate_files", "rlcat.model.results", "rlcat.launch", "rlcat.importer")
+    others += ("rlcat.docsite", "rlcat.runs", "rich")
+    assert _modules_after(f"from rlcat.cli import main\nmain(['lint', {str(SCRIPT)!r}])", others) == []
 
 
 def test_the_command_line_alone_loads_no_command() -> None:

@@ -26,11 +26,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from packaging.version import Version
+from pydantic import BaseModel
 
-from rlcat.diagnostics import Diagnostic, Note, RlcatError, Severity, Where, diag, suggestion_hint
+from rlcat.diagnostics import (
+    UNREADABLE_FILES,
+    Diagnostic,
+    Note,
+    RlcatError,
+    Severity,
+    Where,
+    diag,
+    suggestion_hint,
+)
 from rlcat.emit.hydra_value import HydraValueError, Interpolation, key_problem
 from rlcat.guards import Context, run_guards
 from rlcat.model.catalog import ModelEntry
@@ -39,7 +49,6 @@ from rlcat.model.recipe import Recipe
 from rlcat.pipeline.lower.common import ARF
 from rlcat.pipeline.lower.mode import FULLY_ASYNC_MAIN, MAIN_PPO, ONE_STEP_OFF_MAIN
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting
-from rlcat.pipeline.validate_files import UNREADABLE as UNREADABLE_FILES
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
 from rlcat.verl.check import check
 from rlcat.verl.index import KeyIndex, available_versions, load_index, manifest, require_release
@@ -76,6 +85,8 @@ SCRIPT_SUFFIX = ".sh"
 NOT_FOR_SCRIPTS = ("RLC405", "RLC407")
 # Lost overrides named one by one under a cut; the rest are counted.
 NAMED_LOST = 8
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass
@@ -423,7 +434,20 @@ def _axes(mode: str, backend: str, engine: str, algorithm: str) -> Recipe:
     # not validated: an engine or backend outside rlcat's axes (hf, veomni) is kept as verl reads it,
     # and matches only the guards that apply to every value of the axis
     axes: dict[str, Any] = {"mode": mode, "backend": backend, "engine": engine, "algorithm": algorithm}
-    return Recipe.model_construct(name="", critic=None, **axes)
+    return _constructed(Recipe, name="", critic=None, **axes)
+
+
+def _constructed(model: type[M], **given: Any) -> M:
+    """`model.model_construct(**given)`, its defaults that are models (`rollout: Rollout`) made the
+    same way: model_construct would call `Rollout()`, which validates, and so builds the validators
+    the models defer (model/base.py): most of a cold `rlcat lint SCRIPT`'s own time, for defaults
+    that need no checking. Only `given` counts as set, as with model_construct."""
+    values = dict(given)
+    for name, info in model.model_fields.items():
+        factory = info.default_factory
+        if name not in values and isinstance(factory, type) and issubclass(factory, BaseModel):
+            values[name] = _constructed(factory)
+    return model.model_construct(_fields_set=set(given), **values)
 
 
 @cache

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from rlcat.catalog import Catalog, Kind, display_path, walk_entries
-from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
+from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag
 from rlcat.guards import Allowance
 from rlcat.guards.security.environment import hazard
 from rlcat.model.catalog import DatasetEntry, ModelEntry
@@ -44,7 +44,7 @@ ENTRY_MODELS: dict[Kind, type[BaseModel]] = {
     "platform": PlatformProfile,
     "result": Result,
 }
-UNREADABLE = {"RLC001", "RLC006", "RLC007", "RLC012"}  # input that could not be read at all (exit 2)
+UNREADABLE = UNREADABLE_FILES  # input that could not be read at all (exit 2)
 
 
 @dataclass

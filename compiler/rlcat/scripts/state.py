@@ -145,19 +145,20 @@ class World:
             locals=[dict(frame) for frame in self.locals],
         )
 
-    def state_key(self) -> tuple[object, ...]:
-        """What two worlds must share to merge: everything but assumptions and identity. The status
-        counts: a condition's paths stay apart until a command sets it again."""
+    def same_state(self, other: World) -> bool:
+        """Whether two worlds can merge: the same in everything but assumptions and identity. The
+        status counts: a condition's paths stay apart until a command sets it again. (Compared
+        field by field, cheapest first: merging runs after every statement while paths are open.)"""
         return (
-            self.status,
-            tuple(sorted(self.vars.items())),
-            frozenset(self.exported),
-            frozenset(self.touched),
-            frozenset(self.options),
-            self.positional,
-            tuple(sorted((k, v.start_byte) for k, v in self.functions.items())),
-            self.flow,
-            tuple(tuple(sorted(frame.items(), key=lambda kv: kv[0])) for frame in self.locals),
+            self.status == other.status
+            and self.flow == other.flow
+            and self.options == other.options
+            and self.positional == other.positional
+            and self.exported == other.exported
+            and self.touched == other.touched
+            and _bodies(self.functions) == _bodies(other.functions)
+            and self.locals == other.locals
+            and self.vars == other.vars
         )
 
     # -- variables ---------------------------------------------------------------------------------
@@ -209,13 +210,16 @@ def merge(worlds: list[World]) -> list[World]:
     """Worlds in the same state become one, keeping the assumptions all of them made."""
     if len(worlds) < 2:
         return worlds
-    kept: dict[tuple[object, ...], World] = {}
+    kept: list[World] = []
     for world in worlds:
-        key = world.state_key()
-        first = kept.get(key)
+        first = next((k for k in kept if k.same_state(world)), None)
         if first is None:
-            kept[key] = world
+            kept.append(world)
             continue
         common = set(world.assumptions)
         first.assumptions = tuple(a for a in first.assumptions if a in common)
-    return list(kept.values())
+    return kept
+
+
+def _bodies(functions: dict[str, Node]) -> dict[str, int]:
+    return {name: body.start_byte for name, body in functions.items()}
