@@ -1,16 +1,22 @@
 """The upstream examples (recipes/upstream/): each validates, names the upstream file it was imported
 from as the reference record of that file does, is named by the grammar of docs/recipe-names.md
 (and its name says what the recipe runs), and compiles on every platform whose support matrix does
-not mark its cell known-broken. Composing with real verl is in tests/verl/test_compose_seeds.py."""
+not mark its cell known-broken; the docs list them apart, with their provenance. Composing with
+real verl is in tests/verl/test_compose_seeds.py."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from functools import cache
+from pathlib import Path
 
 import pytest
 
 from rlcat.catalog import Catalog
+from rlcat.docsite.config import mkdocs_yml
+from rlcat.docsite.data import load_site
+from rlcat.docsite.recipes import recipe_page, recipes_index
 from rlcat.model.names import parse_recipe_name
 from rlcat.model.recipe import Recipe
 from rlcat.pipeline.assemble import Request, compile_request
@@ -130,3 +136,34 @@ def test_upstream_recipe_compiles_where_its_matrix_allows(name: str) -> None:
             compiled = compile_request(Request(name, platform), catalog)
             assert compiled.plan.entrypoint.startswith("verl.")
     assert "cuda" in allowed
+
+
+def test_docs_show_the_upstream_examples_apart_with_their_provenance(tmp_path: Path) -> None:
+    upstream, own = "grpo_qwen3_8b_gsm8k_math_fsdp_1x8", "gsm8k_qwen3_8b_fsdp"
+    files = {
+        f"recipes/{upstream}.yaml": f"recipes/upstream/{upstream}.yaml",
+        f"recipes/{own}.yaml": f"recipes/{own}.yaml",
+        "catalog/models/qwen3_8b.yaml": "catalog/models/qwen3_8b.yaml",
+        "catalog/datasets/gsm8k_math.yaml": "catalog/datasets/gsm8k_math.yaml",
+        "catalog/platforms/cuda.yaml": "catalog/platforms/cuda.yaml",
+    }
+    for to, source in files.items():
+        (tmp_path / to).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / source, tmp_path / to)
+    site = load_site(tmp_path)
+    origin = site.recipe(upstream).provenance
+    assert origin is not None and site.recipe(own).provenance is None
+
+    index = recipes_index(site)
+    mine, theirs = index.split("## Upstream examples")
+    assert own in mine and upstream not in mine
+    assert upstream in theirs and own not in theirs and origin.url in theirs
+    assert "one-step-off" in theirs
+
+    page = recipe_page(site, upstream)
+    assert origin.url in page and origin.path in page and origin.commit[:12] in page
+    assert origin.url not in recipe_page(site, own)
+
+    nav = mkdocs_yml(site, {}).split("\n")
+    section = nav.index('      - "Upstream examples":')
+    assert any(upstream in line for line in nav[section:]) and not any(own in line for line in nav[section:])

@@ -92,8 +92,14 @@ def mkdocs_yml(site: Site, extra_pages: dict[str, str]) -> str:
     item("Support matrix", "matrix.md", 2)
     section("Recipes", 2)
     nav.append("      - recipes/index.md")
+    upstream = [name for name, resolved in site.recipes.items() if resolved.recipe.provenance is not None]
     for name in site.recipes:
-        item(name, page("recipe", name), 6)
+        if name not in upstream:
+            item(name, page("recipe", name), 6)
+    if upstream:  # verl's own examples (recipes/upstream/), a section of their own as on the index
+        section("Upstream examples", 6)
+        for name in upstream:
+            item(name, page("recipe", name), 10)
     section("Results", 2)
     nav.append("      - results/index.md")
     for result in site.results:
