@@ -1,6 +1,6 @@
 """`rlcat lint` of verl launch scripts: all 68 reference scripts in one process, and one script cold.
 
-Run:  python bench/lint_scripts.py [--repeat N] [--json FILE] [--check] [--script NAME]
+Run:  python bench/lint_scripts.py [--repeat N] [--json FILE] [--check] [--script NAME] [--baseline TREE]
 
 Four commands, each a fresh process, measured interleaved (A B C D A B C D ...) after one discarded
 warm-up round, wall time around subprocess.run (process spawn included in all alike):
@@ -9,6 +9,12 @@ warm-up round, wall time around subprocess.run (process spawn included in all al
   cli import  sys.executable -c "import rlcat.cli"             (the floor every rlcat command pays)
   lint one    rlcat lint SCRIPT                                (one reference script, cold)
   lint all    rlcat lint tests/data/upstream_scripts           (all 68 reference scripts, one process)
+  typer floor sys.executable -c "import typer.main, typer._adapters"  (the CLI framework alone: Typer
+              and the pydantic it loads to coerce parameters; reported, not budgeted)
+
+With --baseline TREE (another rlcat source tree, e.g. `git archive REV | tar -x -C TREE`), its
+`cli import`, `lint one` and `lint all` run in the same rounds (`python -m rlcat` with TREE/compiler
+first on the path, in TREE): a before/after comparison that a loaded machine stretches alike.
 
 and, in this process after one warm-up call, the lint of all 68 alone (rlcat.pipeline.lint_scripts
 .lint_paths: reading, key checks and guards; no start-up, no report), median of the same rounds.
@@ -46,6 +52,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--script", default=DEFAULT_SCRIPT, help=f"the script of `lint one` (default {DEFAULT_SCRIPT})"
     )
+    p.add_argument("--baseline", type=Path, metavar="TREE", help="an rlcat source tree to compare with")
     return p.parse_args(argv)
 
 
@@ -64,9 +71,9 @@ def rlcat_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "rlcat"]
 
 
-def run_once(cmd: list[str], env: dict[str, str]) -> float:
+def run_once(cmd: list[str], env: dict[str, str], cwd: Path = REPO) -> float:
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=REPO)
+    r = subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     elapsed = time.perf_counter() - t0
     if r.returncode not in (0, 1):  # 1: the scripts have findings, which is what lint is for
         sys.exit(f"command failed (exit {r.returncode}): {' '.join(cmd)}\n{r.stderr.decode()[-3000:]}")
@@ -106,16 +113,28 @@ def main(argv: list[str] | None = None) -> int:
         "cli import": [sys.executable, "-c", "import rlcat.cli"],
         "lint one": [*rlcat, "lint", str(one)],
         "lint all": [*rlcat, "lint", str(SCRIPTS)],
+        "typer floor": [sys.executable, "-c", "import typer.main, typer._adapters"],
     }
+    places = dict.fromkeys(commands, (REPO, child_env()))
+    if args.baseline:
+        tree = args.baseline.resolve()
+        baseline_env = {**child_env(), "PYTHONPATH": str(tree / "compiler")}
+        baseline = [sys.executable, "-m", "rlcat"]
+        commands["baseline cli import"] = [sys.executable, "-c", "import rlcat.cli"]
+        commands["baseline lint one"] = [*baseline, "lint", str(one)]
+        commands["baseline lint all"] = [*baseline, "lint", str(SCRIPTS)]
+        places |= dict.fromkeys(
+            ["baseline cli import", "baseline lint one", "baseline lint all"], (tree, baseline_env)
+        )
     print(f"rlcat runs as: {' '.join(rlcat)}; {len(scripts)} reference scripts; one: {one.name}")
 
-    env = child_env()
     samples: dict[str, list[float]] = {name: [] for name in [*commands, "lint all, in process"]}
     in_process_lint()  # warm-up: imports, the key indexes and the parser's first use
     t_start = time.perf_counter()
     for round_no in range(args.repeat + 1):  # round 0 is the discarded warm-up
         for name, cmd in commands.items():
-            elapsed = run_once(cmd, env)
+            cwd, env = places[name]
+            elapsed = run_once(cmd, env, cwd)
             if round_no:
                 samples[name].append(elapsed)
         if round_no:
@@ -140,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     rows = [[*row, verdict(ok)] for row, ok in zip(budget_rows, checks.values(), strict=True)]
     rows.append(["cli import / python", f"{med['cli import'] / med['python']:.1f}x", "(reported)", "-"])
+    rows.append(["typer floor / python", f"{med['typer floor'] / med['python']:.1f}x", "(reported)", "-"])
     print(table(["budget", "value", "limit", "verdict"], rows))
     codes = findings_per_code(rlcat)
     print("\nfindings over the 68 scripts: " + ", ".join(f"{code} {n}" for code, n in codes.items()))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from rlcat.cli import command_tree
-from rlcat.cli.app import COMMAND_MODULES
+from rlcat.cli.app import COMMAND_MODULES, app
 
 from conftest import REPO, Result
 
@@ -50,6 +50,9 @@ def test_the_command_line_alone_loads_no_command() -> None:
 def test_every_command_is_in_the_registry_in_help_order() -> None:
     tree = command_tree()
     assert list(tree.commands) == list(COMMAND_MODULES)
+    # a command a module registers without a line in the registry would never be found
+    registered = [info.name for info in app.registered_commands] + [g.name for g in app.registered_groups]
+    assert sorted(registered) == sorted(COMMAND_MODULES)
     for name, command in tree.commands.items():
         assert command.name == name
         assert command.callback is not None or command.commands  # type: ignore[attr-defined]
