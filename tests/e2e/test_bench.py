@@ -20,6 +20,7 @@ SMOKE_RUNS = [
     ("matrix.py", ["--repeat", "1"]),
     ("validate_many.py", ["--files", "20", "--repeat", "1", "--no-process"]),
     ("docs_build.py", ["--repeat", "1"]),
+    ("docs_results.py", ["--repeat", "1", "--results", "2"]),
     ("limits.py", ["--repeat", "1"]),
     ("lint_scripts.py", ["--repeat", "1"]),
     ("runs_add.py", ["--lines", "2000", "--repeat", "1"]),
