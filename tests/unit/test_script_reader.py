@@ -352,6 +352,9 @@ def test_a_partly_unknown_variable_splits_at_its_known_blanks() -> None:
     (split,) = [d for d in reading.diagnostics if d.code == "RLC1102" and "split" in d.message]
     assert (split.line, split.col) == (2, len(MAIN) + 2)
     assert "'$(date +%Y)'" in split.message
+    # a variable of the caller's environment, as upstream's veomni scripts use it in $ACTOR_CONFIG
+    config = launch_of(f'CONFIG="a.b=1 c.d=$HOME/x"\n{MAIN} $CONFIG\n')
+    assert [(o.text, o.known) for o in config.overrides] == [("a.b=1", True), ("c.d=$HOME/x", False)]
 
 
 def test_nothing_named_is_ever_run(tmp_path: Path) -> None:

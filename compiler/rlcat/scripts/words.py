@@ -188,8 +188,9 @@ class Expander:
         for part in dict.fromkeys(split_around):
             self.say(
                 "RLC1102",
-                f"{_short(part)!r} is only known when the script runs: the words around it are split as "
-                "bash splits them, and its output is read as one word (bash would split it too)",
+                f"{_short(part)!r} is only known when the script runs: the known text around it is split "
+                "into words as bash splits it, and this part is kept as one word (bash would split it "
+                "too, at any blank its value holds)",
                 word.start,
                 hint="give the value with --env NAME=VALUE, or write it in the script",
             )
