@@ -19,9 +19,10 @@ import yaml
 from rlcat.cli import command_tree
 from rlcat.dev import trees
 
-from conftest import REPO, SEED_RECIPES, Result
+from conftest import REPO, SEED_RECIPES, UPSTREAM_RECIPES, Result
 
 RECIPES = REPO / "recipes"
+ALL_RECIPES = sorted(SEED_RECIPES + UPSTREAM_RECIPES)  # what `rlcat list` shows
 
 
 @pytest.fixture(autouse=True)
@@ -46,13 +47,16 @@ def _deep_merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
 
 def raw_recipe(name: str) -> dict[str, Any]:
     """A seed recipe as plain YAML, its `extends` chain merged by hand."""
-    data = yaml.safe_load((RECIPES / f"{name}.yaml").read_text(encoding="utf-8"))
+    path = RECIPES / f"{name}.yaml"
+    if not path.exists():
+        path = RECIPES / "upstream" / f"{name}.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
     parent = data.pop("extends", None)
     return _deep_merge(raw_recipe(parent), data) if parent else data
 
 
 def seeds_where(**fields: str) -> list[str]:
-    return sorted(n for n in SEED_RECIPES if all(raw_recipe(n)[k] == v for k, v in fields.items()))
+    return sorted(n for n in ALL_RECIPES if all(raw_recipe(n)[k] == v for k, v in fields.items()))
 
 
 def override_lines(text: str) -> list[str]:
@@ -408,7 +412,7 @@ def test_console_script_reports_bad_input(tmp_path: Path) -> None:
 def test_python_dash_m(tmp_path: Path) -> None:
     proc = _run([sys.executable, "-m", "rlcat", "list", "--format", "json"], tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert sorted(row["name"] for row in json.loads(proc.stdout)) == SEED_RECIPES
+    assert sorted(row["name"] for row in json.loads(proc.stdout)) == ALL_RECIPES
 
 
 @pytest.mark.parametrize(

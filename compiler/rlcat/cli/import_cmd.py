@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt, catalog_for, print_diagnostics, write_output
 from rlcat.diagnostics import ExitCode, RlcatError, diag
 from rlcat.importer import import_run, prove, read_source, render_report, target_for, write_files
 from rlcat.model.axes import NAME_PATTERN
+from rlcat.model.recipe import Provenance
 from rlcat.pipeline.resolve import split_assignment
 
 
@@ -50,6 +52,14 @@ def import_cmd(
         list[str] | None,
         typer.Option("--env", help="A variable of the caller's environment: KEY=VALUE (repeatable)."),
     ] = None,
+    provenance: Annotated[
+        str | None,
+        typer.Option(
+            help="The upstream file SOURCE is a copy of, OWNER/REPO:PATH@COMMIT (full commit id): "
+            "written to the recipe's `provenance:` and named in its header and summary.",
+            show_default=False,
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option(help="Replace files the folder already has.")] = False,
     catalog: CatalogOpt = None,
 ) -> None:
@@ -77,10 +87,11 @@ def import_cmd(
         raise RlcatError([diag("RLC001", "no such file", file=str(file))])
     environment = dict(split_assignment(text, "--env", "KEY", "HOME=/home/me") for text in env or [])
     recipe_name = _recipe_name(name, file)
+    origin = _provenance(provenance) if provenance is not None else None
     searched = catalog_for(catalog)  # where existing entries are found (not the output folder)
     target = target_for(platform, searched)
     run = read_source(file, words if file is None else (), env=environment, groups=list(target.groups))
-    imported = import_run(run, target, searched, recipe_name)
+    imported = import_run(run, target, searched, recipe_name, origin)
     print_diagnostics(imported.diagnostics)
     written = write_files(imported, output, force=force)
     proof_catalog = catalog_for([output, *(catalog or [])])
@@ -89,6 +100,26 @@ def import_cmd(
     write_output(render_report(report, run, imported.solution, written[0]))
     if not report.ok:
         raise typer.Exit(ExitCode.FINDINGS)
+
+
+def _provenance(given: str) -> Provenance:
+    """OWNER/REPO:PATH@COMMIT, as the upstream `source` and `commit` of a reference record say it."""
+    repository, _, rest = given.partition(":")
+    path, _, commit = rest.rpartition("@")
+    try:
+        return Provenance(repository=repository, path=path, commit=commit)
+    except ValidationError:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    f"'{given}' is not OWNER/REPO:PATH@COMMIT (a relative path, a full 40-digit commit id)",
+                    argument=f"--provenance {given}",
+                    hint="--provenance verl-project/verl:examples/grpo_trainer/run_qwen3_8b_fsdp.sh@"
+                    + "0" * 40,
+                )
+            ]
+        ) from None
 
 
 def _recipe_name(given: str | None, file: Path | None) -> str:

@@ -26,6 +26,7 @@ from rlcat.importer.roundtrip import Report, prove, render_report, share
 from rlcat.importer.solve import Solution, Solver
 from rlcat.importer.source import SourceRun, read_source
 from rlcat.importer.write import entry_text, recipe_text
+from rlcat.model.recipe import Provenance
 from rlcat.pipeline.lower import Target
 from rlcat.pipeline.resolve import load_platform
 from rlcat.verl.index import groups
@@ -65,16 +66,19 @@ def target_for(platform: str, catalog: Catalog) -> Target:
     return Target(profile, groups(profile.verl_index))
 
 
-def import_run(run: SourceRun, target: Target, catalog: Catalog, name: str) -> Imported:
+def import_run(
+    run: SourceRun, target: Target, catalog: Catalog, name: str, provenance: Provenance | None = None
+) -> Imported:
     """The recipe and entries for one source run (nothing written). `catalog` is searched for
-    entries to reuse; it should not hold the output folder (a re-import would match itself)."""
+    entries to reuse; it should not hold the output folder (a re-import would match itself).
+    `provenance` names the upstream file the source is a copy of; the recipe carries it."""
     solver = Solver(run, target)
     solution = solver.solve()
     result = solver.evaluate(solution.draft)
     draft, new, findings = place_entries(solver, solution.draft, result, catalog, name)
     solution.draft = draft
     imported = Imported(run, solution, name, diagnostics=[*run.diagnostics, *solution.diagnostics, *findings])
-    imported.files[imported.recipe_file] = recipe_text(run, solution, name)
+    imported.files[imported.recipe_file] = recipe_text(run, solution, name, provenance)
     for entry in new:
         path = Path("catalog") / _FOLDERS[entry.kind] / f"{entry.name}.yaml"
         imported.files[path] = entry_text(entry, run, solution)

@@ -15,7 +15,7 @@ from typing import Any
 
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
-from rlcat.importer.probe import DOC_MODELS, Doc, Draft, Leaf, base_types, leaves, probe_values
+from rlcat.importer.probe import DOC_MODELS, Doc, Draft, Leaf, base_types, finals, leaves, probe_values
 from rlcat.importer.solve import Evaluation, Solver
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.pipeline.resolve import load_entry
@@ -42,7 +42,8 @@ def place_entries(
     for kind in KINDS:
         match = _matching_entry(solver, draft, result, catalog, kind)
         if match is not None:
-            draft.recipe[kind] = match
+            name, draft = match
+            draft.recipe[kind] = name
             continue
         entry = _new_entry(solver, draft, kind, catalog, recipe_name)
         draft.recipe[kind] = entry.name
@@ -63,7 +64,9 @@ def place_entries(
 
 def _matching_entry(
     solver: Solver, draft: Draft, result: Evaluation, catalog: Catalog, kind: Doc
-) -> str | None:
+) -> tuple[str, Draft] | None:
+    """The first entry (by name) that keeps what the draft reproduces, with the draft adjusted
+    so that recipe fields carry what the entry does not say (Solver.carried)."""
     try:
         names = catalog.names(kind)
     except RlcatError:
@@ -76,14 +79,33 @@ def _matching_entry(
         tried = draft.copy()
         setattr(tried, kind, entry.model_dump(by_alias=True, exclude_defaults=True) | {"name": "imported"})
         got = solver.evaluate(tried)
-        if (
-            got.valid
-            and set(result.matched) <= set(got.matched)
-            and got.drift <= result.drift
-            and len(got.errors) <= len(result.errors)
-        ):
-            return name
+        lost = set(result.matched) - set(got.matched)
+        drifted = solver.drifted(got) - solver.drifted(result)
+        if got.valid and (lost or drifted) and all(_local_copy(solver.source[k].value, got, k) for k in lost):
+            tried = solver.carried(tried, lost, drifted)
+            got = solver.evaluate(tried)
+        if _keeps(got, result):
+            return name, tried
     return None
+
+
+def _local_copy(source: Any, got: Evaluation, key: str) -> bool:
+    """Does the source give `key` a local copy of what the entry gives it (a path ending in the
+    same file or folder name: `$HOME/models/Qwen2.5-Math-7B` for `Qwen/Qwen2.5-Math-7B`)? Only
+    then may the recipe's own fields carry the path and the entry stand."""
+    given = finals(got.lowered).get(key) if got.lowered is not None else None
+    if given is None or not isinstance(source, str) or not isinstance(given.value, str):
+        return False
+    return source.rstrip("/").rsplit("/", 1)[-1].lower() == given.value.rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+def _keeps(got: Evaluation, result: Evaluation) -> bool:
+    return (
+        got.valid
+        and set(result.matched) <= set(got.matched)
+        and got.drift <= result.drift
+        and len(got.errors) <= len(result.errors)
+    )
 
 
 def _new_entry(solver: Solver, draft: Draft, kind: Doc, catalog: Catalog, recipe_name: str) -> NewEntry:

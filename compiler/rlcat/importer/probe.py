@@ -31,7 +31,19 @@ AXES = ("algorithm", "backend", "engine", "mode")
 # Fields that are not verl settings: names, documentation, references, the escape hatches (filled
 # last, with what no typed field could say), and per-platform layers.
 META = frozenset(
-    {"name", "summary", "extends", "variants", "platforms", "env", "allow", "overrides", "model", "dataset"}
+    {
+        "name",
+        "summary",
+        "extends",
+        "provenance",
+        "variants",
+        "platforms",
+        "env",
+        "allow",
+        "overrides",
+        "model",
+        "dataset",
+    }
 )
 ENTRY_NAME = "imported"
 PROBE_KEY = "rlcatprobe"  # the entry an open mapping is probed with

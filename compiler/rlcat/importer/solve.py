@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from math import prod
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, did_you_mean
 from rlcat.emit.hydra_value import RequestedInterpolation, UnrenderableValue, check_renderable
 from rlcat.importer.compare import same
@@ -37,6 +39,8 @@ from rlcat.importer.probe import (
 )
 from rlcat.importer.source import SourceRun, SourceSetting
 from rlcat.model import axes as axis_values
+from rlcat.model.fields import value_type
+from rlcat.model.recipe import Recipe
 from rlcat.pipeline.lower import Lowered, Target
 from rlcat.pipeline.plan import Layer, Origin, Setting
 from rlcat.verl.check import type_matches
@@ -51,7 +55,7 @@ AXIS_CHOICES: dict[str, tuple[str, ...]] = {
 _SEARCH_PASSES = 3
 # lowerings the joint search of one section may spend (one lowering is about a millisecond), and
 # the combinations it may order before choosing them
-_JOINT_TRIES = 3000
+_JOINT_TRIES = 1000
 _JOINT_COMBINATIONS = 200_000
 # what carries a `key=null` the release's default already holds
 VERL_DEFAULT = Origin(Layer.VERL_DEFAULT, "verl's default (null)", field="verl-default")
@@ -305,10 +309,10 @@ class Solver:
     def _joint(self, draft: Draft, current: Evaluation) -> tuple[Draft, Evaluation]:
         """Fields that only validate together (a GPU pool split must fit the nodes, so no one of
         them can move alone): in each section where fields own source keys still unmatched, every
-        field of the section is set together to combinations of the numbers those keys hold (and
-        their sums and products), smallest first, until the keys are matched: the smallest
-        combination that reproduces the source is the likeliest reading (2 nodes of 8 GPUs, not
-        1 node of 64)."""
+        field of the section is set together to combinations of the numbers the section's keys
+        hold (and their sums and products), smallest first, until the keys are matched: the
+        smallest combination that reproduces the source is the likeliest reading (2 nodes of 8
+        GPUs, not 8 nodes)."""
         unmatched = set(self.source) - set(current.matched)
         owners = {
             found.leaf.parts[:-1]
@@ -319,9 +323,10 @@ class Solver:
             probes = [
                 f for f in self.probes.values() if f.leaf.doc == "recipe" and f.leaf.parts[:-1] == section
             ]
-            keys = {k for f in probes for k in f.own | f.moved} & unmatched
+            touched = {k for f in probes for k in f.own | f.moved} & set(self.source)
+            keys = touched & unmatched
             numbers = sorted(
-                {v for k in keys if isinstance(v := self.source[k].value, int) and not isinstance(v, bool)}
+                {v for k in touched if isinstance(v := self.source[k].value, int) and not isinstance(v, bool)}
             )
             if len(probes) < 2 or not numbers:
                 continue
@@ -330,7 +335,8 @@ class Solver:
             choices = [self._joint_values(draft, f.leaf, derived) for f in probes]
             if prod(len(values) for values in choices) > _JOINT_COMBINATIONS:
                 continue
-            ordered = sorted(itertools.product(*choices), key=_size)[:_JOINT_TRIES]
+            defaults = [_schema_default(f.leaf) for f in probes]
+            ordered = sorted(itertools.product(*choices), key=lambda c: _size(c, defaults))[:_JOINT_TRIES]
             for combination in ordered:
                 tried = draft
                 for found, value in zip(probes, combination, strict=True):
@@ -341,6 +347,44 @@ class Solver:
                     if keys <= set(current.matched):
                         break
         return draft, current
+
+    def carried(self, draft: Draft, lost: set[str], drifted: set[str]) -> Draft:
+        """`draft` with the recipe fields that own a lost source key set to the source's value, and
+        those that own a drifted key (set off verl's default where the source leaves it alone)
+        set to verl's default, wherever that gives verl the value again: a built-in model entry
+        stands in for the source's local checkpoint when the recipe's own model path field
+        carries the path, and its trust_remote_code when the recipe's field turns it off."""
+        wanted = {key: self.source[key].value for key in lost}
+        if self.index is not None:
+            wanted |= {key: self.index.default(key) for key in drifted if self.index.has(key)}
+        for key, value in sorted(wanted.items()):
+            for found in self.probes.values():
+                if found.leaf.doc != "recipe" or found.leaf.open_map or key not in found.own:
+                    continue
+                tries = [draft.with_value(found.leaf, typed) for typed in _as_field_value(found.leaf, value)]
+                fixed = next((t for t in tries if self._gives(t, key, value)), None)
+                if fixed is not None:
+                    draft = fixed
+                    break
+        return draft
+
+    def _gives(self, draft: Draft, key: str, value: Any) -> bool:
+        result = self.evaluate(draft)
+        if key in self.source:
+            return key in result.matched
+        setting = finals(result.lowered).get(key) if result.lowered is not None else None
+        return setting is not None and same(value, setting.value)
+
+    def drifted(self, result: Evaluation) -> set[str]:
+        """Keys the source leaves alone that the draft's lowering sets off verl's default."""
+        if result.lowered is None:
+            return set()
+        return {
+            key
+            for key, setting in finals(result.lowered).items()
+            if not ({key, *setting.alternatives} & set(self.source))
+            and not self._verl_default(key, setting.value)
+        }
 
     @staticmethod
     def _joint_values(draft: Draft, leaf: Leaf, derived: list[int]) -> list[Any]:
@@ -559,9 +603,25 @@ def _index_of(target: Target, lowered: Lowered) -> KeyIndex | None:
         return None
 
 
-def _size(combination: tuple[Any, ...]) -> int:
-    """How large a combination of field values is: the sum of its numbers (unset counts 0)."""
-    return sum(v for v in combination if isinstance(v, int) and not isinstance(v, bool))
+def _size(combination: tuple[Any, ...], defaults: list[Any]) -> int:
+    """How large a combination of field values is: the sum of its numbers (an unset field counts
+    as the schema's default for it)."""
+    values = [d if v is UNSET else v for v, d in zip(combination, defaults, strict=True)]
+    return sum(v for v in values if isinstance(v, int) and not isinstance(v, bool))
+
+
+def _schema_default(leaf: Leaf) -> Any:
+    """The default the recipe schema gives a field when it is left out (None when it has none)."""
+    model: Any = Recipe
+    info = None
+    for part in leaf.parts:
+        fields = {i.alias or n: i for n, i in model.model_fields.items()} if model is not None else {}
+        info = fields.get(part)
+        if info is None:
+            return None
+        inner = value_type(info.annotation)
+        model = inner if isinstance(inner, type) and issubclass(inner, BaseModel) else None
+    return None if info is None or info.is_required() else info.get_default(call_default_factory=True)
 
 
 def _fill(trial: Trial, draft: Draft, leaf: Leaf) -> Draft:

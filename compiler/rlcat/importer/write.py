@@ -11,14 +11,15 @@ from rlcat.emit.formats import comment_line, yaml_document
 from rlcat.importer.entries import NewEntry
 from rlcat.importer.solve import Solution
 from rlcat.importer.source import SourceRun, SourceSetting
-from rlcat.model.recipe import Recipe
+from rlcat.model.recipe import Provenance, Recipe
 
 _MAX_NOTES = 4  # source lines named above one setting; more are counted
 
 
-def recipe_text(run: SourceRun, solution: Solution, name: str) -> str:
+def recipe_text(run: SourceRun, solution: Solution, name: str, provenance: Provenance | None = None) -> str:
     """The recipe file: a header naming the source, the recipe's fields in the schema's order
-    (each under the source lines it carries), `env:`, `overrides:`, and what was left out."""
+    (each under the source lines it carries), `env:`, `overrides:`, and what was left out. With
+    `provenance` the header and summary name the upstream file instead of the local copy read."""
     notes = _notes_by_field(solution, run)
     for written, setting in solution.overrides.items():
         notes[f"overrides.{written}"] = [_note(setting)]
@@ -27,13 +28,17 @@ def recipe_text(run: SourceRun, solution: Solution, name: str) -> str:
         notes[f"env.{variable}"] = [env_note]
     data = {k: v for k, v in solution.draft.recipe.items() if k != "overrides"}
     data["name"] = name
-    data["summary"] = f"Imported from {run.file}"
+    data["summary"] = (
+        _summary(solution.draft.recipe, provenance) if provenance else f"Imported from {run.file}"
+    )
+    if provenance is not None:
+        data["provenance"] = provenance.model_dump()
     if run.env:
         data["env"] = dict(run.env)
     if solution.draft.recipe.get("overrides"):
         data["overrides"] = solution.draft.recipe["overrides"]
     head = [
-        comment_line(f"Imported by `rlcat import` from {run.file}"),
+        comment_line(f"Imported by `rlcat import` from {_origin(run, provenance)}"),
         comment_line(
             f"({solution.entrypoint} --config-name {solution.config_name}"
             + "".join(f" {g}={o}" for g, o in solution.group_choices.items())
@@ -50,6 +55,23 @@ def recipe_text(run: SourceRun, solution: Solution, name: str) -> str:
             shown = _note(found) if found is not None else key
             tail.append(comment_line(f"  {shown} — {why}"))
     return "\n".join([*head, *body, *tail]) + "\n"
+
+
+def _origin(run: SourceRun, provenance: Provenance | None) -> str:
+    if provenance is None:
+        return str(run.file)
+    return f"{provenance.repository}:{provenance.path} at {provenance.commit}"
+
+
+def _summary(recipe: Mapping[str, Any], provenance: Provenance) -> str:
+    """One line naming what the run is and where it comes from (the axes and catalog entries the
+    import found), e.g. `GRPO, qwen3_8b on gsm8k_math, fsdp + vllm, colocate: upstream
+    examples/grpo_trainer/run_qwen3_8b_fsdp.sh`."""
+    axes = f"{recipe['backend']} + {recipe['engine']}, {recipe['mode']}"
+    return (
+        f"{str(recipe['algorithm']).upper()}, {recipe['model']} on {recipe['dataset']}, {axes}: "
+        f"upstream {provenance.path}"
+    )
 
 
 def entry_text(entry: NewEntry, run: SourceRun, solution: Solution) -> str:
