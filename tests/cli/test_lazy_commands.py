@@ -67,3 +67,13 @@ def test_every_command_is_in_the_registry_in_help_order() -> None:
 def test_a_mistyped_command_is_told_its_name(rlcat: Run, typo: str, meant: str) -> None:
     result = rlcat(typo)
     assert result.code == 2 and f"No such command '{typo}'. Did you mean '{meant}'" in result.err, result.err
+
+
+def test_the_cli_reference_shows_every_command() -> None:
+    from rlcat.docsite.cli_ref import cli_page
+
+    page = cli_page(command_tree())
+    assert "rlcat [OPTIONS] COMMAND [ARGS]..." in page
+    for name in COMMAND_MODULES:
+        assert f"## rlcat {name} {{#rlcat-{name}}}" in page, name
+    assert "rlcat runs show" in page and "rlcat dev verl-index" in page  # and the groups' commands

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+from collections.abc import Mapping
 from typing import Any
 
 from typer.core import TyperGroup
@@ -38,7 +39,8 @@ def _examples(epilog: str | None) -> list[str]:
 
 
 def _is_group(cmd: Any) -> bool:
-    return isinstance(getattr(cmd, "commands", None), dict)
+    # a mapping, not only a dict: the root group's commands are built as they are looked up (cli/app.py)
+    return isinstance(getattr(cmd, "commands", None), Mapping)
 
 
 def _argument_name(param: Any) -> str:
