@@ -383,9 +383,9 @@ def test_fields_page_has_a_section_per_field_and_is_in_the_nav() -> None:
     row = _release_row(_field_section(text, "batch.mini_batch_size"), "0.9.1")
     assert _codes(row) == {"actor_rollout_ref.actor.ppo_mini_batch_size"}
     # a field no built-in recipe sets is shown by a compile with the field changed, named on the page
-    row = _release_row(_field_section(text, "rollout.enforce_eager"), "0.9.1")
-    assert "actor_rollout_ref.rollout.enforce_eager" in _codes(row)
-    assert "--set rollout.enforce_eager=" in row
+    row = _release_row(_field_section(text, "algo.gamma"), "0.9.1")
+    assert "algorithm.gamma" in _codes(row)
+    assert "--set algo.gamma=" in row
     # a key a release lacks is shown left out there
     row = _release_row(_field_section(text, "actor.offload.grad"), "0.9.1")
     assert row.count("left out") == 1 and "actor_rollout_ref.actor.megatron.grad_offload" in _codes(row)

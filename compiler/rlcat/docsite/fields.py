@@ -105,7 +105,7 @@ def _vary(site: Site, catalog: Catalog, name: str, release: str, uses: Uses) -> 
     if not samples:
         return False
     platform = next(p for p, profile in site.platforms.items() if profile.verl_index == release)
-    for recipe in site.recipes:
+    for recipe in _kinds_of_plan(site):
         for sample in samples:
             assignment = f"{name}={sample}"
             try:
@@ -118,6 +118,18 @@ def _vary(site: Site, catalog: Catalog, name: str, release: str, uses: Uses) -> 
             if release in uses.get(name, {}):
                 return True
     return False
+
+
+def _kinds_of_plan(site: Site) -> list[str]:
+    """One recipe per algorithm, backend and mode, the written ones before those imported from
+    upstream scripts: a field sets a key or not by these axes, and each recipe tried costs a compile
+    per field and release (with every recipe, the field search was most of a docs build)."""
+    order = sorted(site.recipes, key=lambda n: site.recipes[n].recipe.provenance is not None)
+    kinds: dict[tuple[str, str, str], str] = {}
+    for name in order:
+        r = site.recipes[name].recipe
+        kinds.setdefault((r.algorithm, r.backend, r.mode), name)
+    return list(kinds.values())
 
 
 def _samples(name: str) -> list[str]:
