@@ -167,3 +167,32 @@ def test_docs_show_the_upstream_examples_apart_with_their_provenance(tmp_path: P
     nav = mkdocs_yml(site, {}).split("\n")
     section = nav.index('      - "Upstream examples":')
     assert any(upstream in line for line in nav[section:]) and not any(own in line for line in nav[section:])
+
+
+def test_an_upstream_example_page_shows_one_plan_whole_and_the_others_as_changes(tmp_path: Path) -> None:
+    upstream, own = "grpo_qwen3_8b_gsm8k_math_fsdp_1x8", "gsm8k_qwen3_8b_fsdp"
+    for to, source in {
+        f"recipes/{upstream}.yaml": f"recipes/upstream/{upstream}.yaml",
+        f"recipes/{own}.yaml": f"recipes/{own}.yaml",
+        "catalog/models/qwen3_8b.yaml": "catalog/models/qwen3_8b.yaml",
+        "catalog/datasets/gsm8k_math.yaml": "catalog/datasets/gsm8k_math.yaml",
+        "catalog/platforms/cuda.yaml": "catalog/platforms/cuda.yaml",
+        "catalog/platforms/rocm.yaml": "catalog/platforms/rocm.yaml",
+    }.items():
+        (tmp_path / to).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / source, tmp_path / to)
+    site = load_site(tmp_path)
+    cells = len(site.recipe_cells(upstream))
+    assert cells == 2 * len(site.engines(upstream)) and cells > 1
+
+    page = recipe_page(site, upstream)
+    # the cuda compile of its own engine whole, with its launch script; the others as changes
+    assert page.count("**Overrides** (") == cells
+    assert page.count("Launch script (") == 1
+    assert page.count("as in the [cuda, ") == cells - 1
+    rocm = page[page.index("## rocm {#rocm}") :]
+    assert "disable_custom_all_reduce" in rocm and "*platform* · [platform rocm" in rocm
+    # a recipe written for rlcat shows every plan whole
+    own_page = recipe_page(site, own)
+    assert own_page.count("Launch script (") == len(site.recipe_cells(own))
+    assert "as in the [cuda, " not in own_page

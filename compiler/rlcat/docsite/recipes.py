@@ -99,8 +99,9 @@ def _compile_command(site: Site, c: Cell, fmt: str | None = None) -> str:
     return cmd + (f" --format {fmt}" if fmt else "")
 
 
-def cell_md(site: Site, c: Cell, here: str) -> str:
-    """Everything one compile gives: guards, overrides, env, left-out keys and the launch script."""
+def cell_md(site: Site, c: Cell, here: str, reference: Cell | None = None) -> str:
+    """Everything one compile gives: guards, overrides, env, left-out keys and the launch script; with
+    a `reference` cell that compiles, the plan is shown as its changes against the reference's."""
     note = f": {esc(c.support.note)}" if c.support and c.support.note else ""
     status = cell_status(c)
     out = [f"{STATUS_ICONS[status]} **{status}** — the platform marks this cell *{c.status}*{note}\n"]
@@ -121,6 +122,20 @@ def cell_md(site: Site, c: Cell, here: str) -> str:
         out.append("**Guards that fire**: none.\n")
     if notes:
         out.append("**Notes**\n\n" + diagnostics_md(notes, here))
+    if reference is not None and reference.compiled is not None:
+        rows = _change_rows(reference.compiled, comp, c.platform, here)
+        against = f"{name_md(reference.platform)}, {ENGINE_LABELS[reference.engine]}"
+        out.append(
+            f"**Overrides** ({len(override_texts(comp))}) and **environment** ({len(comp.env)}): "
+            + (
+                f"as in the [{against} compile](#{platform_anchor(reference.platform)}) except\n\n"
+                + table(["change", "setting", "there", "here", "why"], rows)
+                if rows
+                else f"the same as in the [{against} compile](#{platform_anchor(reference.platform)}).\n"
+            )
+        )
+        out.append(f"The whole plan and its launch script: {code(_compile_command(site, c, 'shell'))}.\n")
+        return "\n".join(out)
     out.append(f"**Overrides** ({len(override_texts(comp))})\n\n" + overrides_md(comp, here))
     if comp.env:
         out.append(f"**Environment** ({len(comp.env)})\n\n" + env_md(comp, here))
@@ -149,6 +164,22 @@ def _setting_of(c: Compiled, table_name: str, key: str) -> Setting | None:
     return None
 
 
+def _change_rows(a: Compiled, b: Compiled, right: str, here: str) -> list[list[str]]:
+    """One table row per setting that differs from plan `a` to plan `b` (compiled for `right`)."""
+    rows = []
+    for ch in diff(a, b):
+        show = str if ch.table in ("env", "entry") else render_or_repr
+        before = code(show(ch.before)) if ch.kind != "added" else "—"
+        after = code(show(ch.after)) if ch.kind != "removed" else "—"
+        setting = _setting_of(b if ch.kind != "removed" else a, ch.table, ch.key)
+        if setting is not None:
+            why = origin_md(setting.origin, here)
+        else:  # entrypoint, config, verl release: what the platform runs
+            why = "*platform* · " + link(f"platform {esc(right)}", rel(here, page("platform", right)))
+        rows.append([ch.kind, breakable_code(ch.key, "._" if ch.table == "env" else "."), before, after, why])
+    return rows
+
+
 def platform_diff_md(site: Site, name: str, left: str, right: str, here: str) -> str:
     """What compiling for `right` instead of `left` changes, for every engine the recipe allows."""
     items = []
@@ -157,19 +188,7 @@ def platform_diff_md(site: Site, name: str, left: str, right: str, here: str) ->
         if a is None or b is None:
             items.append((ENGINE_LABELS[engine], "One of the two does not compile; see below.\n"))
             continue
-        rows = []
-        for ch in diff(a, b):
-            show = str if ch.table in ("env", "entry") else render_or_repr
-            before = code(show(ch.before)) if ch.kind != "added" else "—"
-            after = code(show(ch.after)) if ch.kind != "removed" else "—"
-            setting = _setting_of(b if ch.kind != "removed" else a, ch.table, ch.key)
-            if setting is not None:
-                why = origin_md(setting.origin, here)
-            else:  # entrypoint, config, verl release: what the platform runs
-                why = "*platform* · " + link(f"platform {esc(right)}", rel(here, page("platform", right)))
-            rows.append(
-                [ch.kind, breakable_code(ch.key, "._" if ch.table == "env" else "."), before, after, why]
-            )
+        rows = _change_rows(a, b, right, here)
         body = (
             f"{len(rows)} differences "
             f"({code(f'rlcat diff {name} --platform {left} --against {right} --engine {engine}')}):\n\n"
@@ -241,6 +260,12 @@ def recipe_page(site: Site, name: str) -> str:
         "Each row is one compile of this recipe; the sections below hold its overrides, environment and "
         "launch script, every value with its origin.\n",
     ]
+    reference = _reference_cell(site, name)
+    if reference is not None:
+        out.append(
+            f"The {name_md(reference.platform)} compile with {ENGINE_LABELS[reference.engine]} is shown "
+            "whole; every other compile as its changes against it.\n"
+        )
     rows = []
     for c in site.recipe_cells(name):
         rows.append(
@@ -279,12 +304,28 @@ def recipe_page(site: Site, name: str) -> str:
         out.append(
             f"{esc(profile.summary)} — {link('platform profile', rel(here, page('platform', platform)))}.\n"
         )
-        items = [
-            (ENGINE_LABELS[engine], cell_md(site, site.cell(name, platform, engine), here))
-            for engine in engines
-        ]
+        items = []
+        for engine in engines:
+            c = site.cell(name, platform, engine)
+            against = None if reference is None or c is reference else reference
+            items.append((ENGINE_LABELS[engine], cell_md(site, c, here, against)))
         out.append(tabs(items))
     return "\n".join(out)
+
+
+def _reference_cell(site: Site, name: str) -> Cell | None:
+    """For an example imported from an upstream script, the compile shown whole — its own engine on
+    cuda, the platform upstream's scripts are written for — while the page shows every other compile
+    as its changes against it: ten whole plans of 150 overrides each made a page of 400 kB, and the
+    docs build slow. A recipe written for rlcat (no provenance) shows every plan whole."""
+    r = site.recipe(name)
+    if r.provenance is None:
+        return None
+    platform = "cuda" if "cuda" in site.platforms else next(iter(site.platforms), None)
+    if platform is None:
+        return None
+    cell = site.cell(name, platform, r.engine)
+    return cell if cell.compiled is not None else None
 
 
 def provenance_md(origin: Provenance) -> str:
