@@ -264,9 +264,9 @@ def test_platform_pages_hold_the_profile() -> None:
             assert f"`{env.name}`" in text and " ".join(env.reason.split()) in text
         for tweak in p.tweaks:
             assert f"### {tweak.id} " in text and " ".join(tweak.reason.split()) in text
-        assert len(
-            re.findall(rf"^\| ({'|'.join(MODES)}) \|", _section(text, "Support matrix"), re.M)
-        ) == len(p.support)
+        assert len(re.findall(rf"^\| ({'|'.join(MODES)}) \|", _section(text, "Support matrix"), re.M)) == len(
+            p.support
+        )
 
 
 def test_matrix_cells_link_to_the_recipe_or_guard_behind_them() -> None:

@@ -190,7 +190,7 @@ def test_an_upstream_example_page_shows_one_plan_whole_and_the_others_as_changes
     assert page.count("**Overrides** (") == cells
     assert page.count("Launch script (") == 1
     assert page.count("as in the [cuda, ") == cells - 1
-    rocm = page[page.index("## rocm {#rocm}") :]
+    rocm = page[page.index("## rocm {#rocm") :]
     assert "disable_custom_all_reduce" in rocm and "*platform* · [platform rocm" in rocm
     # a recipe written for rlcat shows every plan whole
     own_page = recipe_page(site, own)

@@ -300,7 +300,10 @@ def recipe_page(site: Site, name: str) -> str:
     )
     out.append(fence(source.read_text(encoding="utf-8"), "yaml", 'linenums="1"'))
     for platform, profile in site.platforms.items():
-        out.append(f"## {name_md(platform)} {{#{platform_anchor(platform)}}}\n")
+        # Left out of the site's search: a plan's hundreds of overrides per platform made the index
+        # 3.9 MB (1.2 MB without), every search for a key hit every recipe page, and indexing them
+        # was a tenth of the build. The key's own pages (guards, fields) are what a search should find.
+        out.append(f"## {name_md(platform)} {{#{platform_anchor(platform)} data-search-exclude}}\n")
         out.append(
             f"{esc(profile.summary)} — {link('platform profile', rel(here, page('platform', platform)))}.\n"
         )
