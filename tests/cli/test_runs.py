@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -348,3 +350,33 @@ def test_hydra_overrides_that_differ_from_the_plan_are_reported(
 def test_runs_add_without_a_catalog_says_where_to_record(rlcat: Run, workspace: Path) -> None:
     r = rlcat("runs", "add", "anywhere")
     assert r.code == 2 and "RLC105" in r.err and "--catalog" in r.err
+
+
+def test_recorded_runs_are_overlaid_on_their_recipe_page(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole loop: two runs logged by verl's FileLogger, recorded by `runs add` into a team
+    catalog, and the docs generated for that catalog draw both on the recipe's validation chart."""
+    from rlcat.catalog import Catalog
+    from rlcat.cli import command_tree
+    from rlcat.docsite.data import load_site
+    from rlcat.docsite.generate import generate
+
+    for name, base in (("a", 0.3), ("b", 0.45)):
+        compile_run(rlcat, f"runs/{name}")
+        write_metrics(workspace / "runs" / name, training(10, base=base), monkeypatch)
+        assert rlcat("runs", "add", f"runs/{name}", "--catalog", "team", "--gpu", "MI300X").code == 0
+    recorded = sorted(p.stem for p in (workspace / "team" / "catalog" / "results").glob("*.yaml"))
+    assert recorded == ["gsm8k_qwen3_8b_fsdp-rocm-a", "gsm8k_qwen3_8b_fsdp-rocm-b"]
+
+    catalog = Catalog.default([workspace / "team"])
+    files = generate(workspace / "site", command_tree(), load_site(workspace / "site", catalog))
+    page = files["docs/recipes/gsm8k_qwen3_8b_fsdp.md"]
+    results = page.split("## Results {#results}", 1)[1].split("\n## ", 1)[0]
+    assert all(f"`{name}`" in results for name in recorded)
+    svg = "{http://www.w3.org/2000/svg}"
+    charts = [ET.fromstring(m) for m in re.findall(r"<svg\b.*?</svg>", results, flags=re.S)]
+    val_key = "val-core/openai/gsm8k/reward/mean@1"
+    (chart,) = [c for c in charts if val_key in ["".join(t.itertext()) for t in c.iter(svg + "text")]]
+    labels = {"".join(t.itertext()) for t in chart.iter(svg + "text")}
+    assert set(recorded) <= labels, labels  # both runs drawn, each with its legend entry
