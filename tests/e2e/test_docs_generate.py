@@ -188,7 +188,7 @@ def test_every_recipe_platform_guard_model_and_dataset_has_a_page() -> None:
     expected |= {f"datasets/{n}.md" for n in site.datasets}
     pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
     assert expected <= pages
-    assert len(site.recipes) == len(list((REPO / "recipes").glob("*.yaml")))
+    assert len(site.recipes) == len(list((REPO / "recipes").rglob("*.yaml")))
 
 
 def test_geo3k_page_shows_the_rocm_overrides_of_both_engines() -> None:

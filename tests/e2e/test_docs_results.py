@@ -265,7 +265,8 @@ def test_matrix_grid_cells_have_the_colour_of_their_status(gen: Generated) -> No
 
 
 def _anchors(markdown_text: str) -> set[str]:
-    return set(re.findall(r"\{#([\w-]+)\}", markdown_text)) | set(re.findall(r'id="([^"]+)"', markdown_text))
+    headings = re.findall(r"\{#([\w-]+)[ }]", markdown_text)  # {#id} or {#id attr...}
+    return set(headings) | set(re.findall(r'id="([^"]+)"', markdown_text))
 
 
 def test_every_figure_link_resolves_from_its_page(gen: Generated) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rlcat.diagnostics import CODES, EXIT_CODES_TEXT
 from rlcat.docsite.data import Site
 from rlcat.docsite.links import ENGINE_LABELS, page, platform_anchor, rel
-from rlcat.docsite.md import anchor, code, esc, facts, fence, link, name_md, table
+from rlcat.docsite.md import anchor, code, esc, facts, fence, link, name_code, name_md, table
 from rlcat.guards import REGISTRY
 
 FAMILIES = {
@@ -61,7 +61,7 @@ def guard_page(site: Site, guard_id: str) -> str:
             rows.append(
                 [
                     link(
-                        code(c.recipe),
+                        name_code(c.recipe),
                         rel(here, page("recipe", c.recipe) + "#" + platform_anchor(c.platform)),
                     ),
                     esc(c.platform),

@@ -79,6 +79,12 @@ def _inert_block_start(match: re.Match[str]) -> str:
     return match.group("number") + "\\."
 
 
+def name_code(name: str, width: int = 30) -> str:
+    """A name as inline code; one longer than `width` characters may break after an `_`, so that a
+    table column of long names (the upstream examples') does not widen the table past the page."""
+    return breakable_code(name, "_") if len(name) > width else code(name)
+
+
 def name_md(name: str) -> str:
     """An entry name (letters, digits, `_ . -`) as Markdown text: only an underscore that could open
     emphasis is escaped, so the names people type read the same in the Markdown."""

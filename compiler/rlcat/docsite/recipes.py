@@ -15,7 +15,7 @@ from rlcat.docsite.links import (
     platform_anchor,
     rel,
 )
-from rlcat.docsite.md import breakable_code, code, details, esc, fence, link, name_md, table, tabs
+from rlcat.docsite.md import breakable_code, code, details, esc, fence, link, name_code, name_md, table, tabs
 from rlcat.docsite.md import facts as md_facts
 from rlcat.docsite.placements import placement_md
 from rlcat.docsite.results import recipe_results_md
@@ -333,7 +333,9 @@ def _reference_cell(site: Site, name: str) -> Cell | None:
 
 def provenance_md(origin: Provenance) -> str:
     """The upstream file, linked at the commit it was imported from."""
-    return link(code(origin.path), origin.url) + f" in {esc(origin.repository)} at {code(origin.commit[:12])}"
+    # the path may break after a `/`: in the recipes index it is the widest column
+    shown = link(breakable_code(origin.path, "/"), origin.url)
+    return shown + f" in {esc(origin.repository)} at {code(origin.commit[:12])}"
 
 
 def recipes_index(site: Site) -> str:
@@ -344,7 +346,7 @@ def recipes_index(site: Site) -> str:
     for name, resolved in site.recipes.items():
         r = resolved.recipe
         row = [
-            link(code(name), rel(here, page("recipe", name))),
+            link(name_code(name), rel(here, page("recipe", name))),
             ALGORITHM_LABELS.get(r.algorithm, r.algorithm),
             BACKEND_LABELS.get(r.backend, r.backend),
             ", ".join(ENGINE_LABELS[e] for e in site.engines(name)),
