@@ -1,8 +1,8 @@
 """The built docs site: reproducible, fast enough, self-contained, and working in a real browser.
 
-The site is built twice with MkDocs (the two builds must be byte-identical and each within the
-budget), then served from a local HTTP server thread and browsed in headless Chromium through
-Selenium: the support matrix, a recipe page's ROCm overrides, search, every link of every page.
+The site is built twice with MkDocs (the two builds must be byte-identical), then served from a
+local HTTP server thread and browsed in headless Chromium through Selenium: the support matrix, a
+recipe page's ROCm overrides, search, the numbers of every result page, every link of every page.
 Screenshots of the home, matrix and a recipe page go to tests/artifacts/ (gitignored).
 
 The browser tests need Debian's chromium and chromium-driver and the `selenium` package (installed
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from rlcat.docsite.build import build_site, server
 from rlcat.guards import REGISTRY
@@ -454,3 +455,34 @@ def test_every_page_is_in_the_nav_and_every_link_resolves(browser: Any, base_url
     for url in sorted(resources):
         with urllib.request.urlopen(url.split("#")[0], timeout=10) as response:
             assert response.status == 200, url
+
+
+def _metric_rows(browser: Any) -> list[list[str]]:
+    """The rows of the page's table whose first header is `metric`, as the browser shows them."""
+    for table in browser.find_elements("css selector", "article table"):
+        headers = [th.text.strip() for th in table.find_elements("css selector", "thead th")]
+        if headers[:1] == ["metric"]:
+            return [
+                [td.text.strip() for td in tr.find_elements("css selector", "td")]
+                for tr in table.find_elements("css selector", "tbody tr")
+            ]
+    return []
+
+
+def test_result_pages_show_the_numbers_of_their_data_files(browser: Any, base_url: str) -> None:
+    files = sorted((REPO / "catalog" / "results").glob("*.yaml"))
+    assert files
+    for path in files:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        browser.get(base_url + f"results/{data['name']}.html")
+        shown = [
+            (row[0], float(row[1]), None if row[2] == "—" else float(row[2]), row[3])
+            for row in _metric_rows(browser)
+        ]
+        expected = [(m["metric"], float(m["value"]), m.get("high"), m["unit"]) for m in data["metrics"]]
+        assert shown == expected, path.name
+        # and the results index shows the result, and its recipe's page lists it
+        browser.get(base_url + "results/index.html")
+        assert data["name"] in browser.find_element("css selector", "article").text
+        browser.get(base_url + f"recipes/{data['recipe']}.html#results")
+        assert data["name"] in browser.find_element("css selector", "article").text, data["recipe"]
