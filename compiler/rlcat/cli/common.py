@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, TextIO, Typ
 import typer
 
 from rlcat.catalog import Catalog
-from rlcat.diagnostics import Diagnostic, RlcatError, diag, printable
+from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, printable
 from rlcat.emit.formats import FORMATS
 from rlcat.emit.reporters import REPORTERS
 from rlcat.files import NotARegularFile, atomic_write
@@ -98,6 +98,38 @@ def plan_request(
     return Request(
         recipe, platform, engine, mode, None, list(sets or []), list(overrides or []), allow_known_broken
     )
+
+
+# The options and the ending of the commands that check files and report findings (validate, lint)
+StrictOpt = Annotated[
+    Optional[bool],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
+    typer.Option(
+        "--strict/--no-strict", help="Warnings fail the check too. Default: the project file's `strict`."
+    ),
+]
+ReportOutputOpt = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--output", "-o", help="Write the report to this file."),
+]
+
+
+def finish_report(
+    diagnostics: list[Diagnostic],
+    files: int,
+    fmt: str,
+    output: Path | None,
+    *,
+    strict: bool,
+    unreadable: frozenset[str],
+) -> None:
+    """Write the report, then exit 2 when an input could not be read, 1 when a finding fails the
+    check (an error, or with `strict` a warning too)."""
+    write_output(REPORTERS[fmt](diagnostics, files), output)
+    if any(d.code in unreadable and d.severity >= Severity.ERROR for d in diagnostics):
+        raise typer.Exit(int(ExitCode.INPUT))
+    failing = Severity.WARNING if strict else Severity.ERROR
+    if any(d.severity >= failing for d in diagnostics):
+        raise typer.Exit(int(ExitCode.FINDINGS))
 
 
 def catalog_for(extra: list[Path] | None, paths: Iterable[str | Path] = ()) -> Catalog:

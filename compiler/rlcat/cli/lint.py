@@ -8,9 +8,8 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, ReportFormat, catalog_for, write_output
-from rlcat.diagnostics import ExitCode, RlcatError, Severity, diag
-from rlcat.emit.reporters import REPORTERS
+from rlcat.cli.common import CatalogOpt, ReportFormat, ReportOutputOpt, StrictOpt, catalog_for, finish_report
+from rlcat.diagnostics import RlcatError, diag
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.project import ProjectSettings
 from rlcat.pipeline.resolve import load_platform, split_assignment
@@ -57,12 +56,7 @@ def lint_cmd(
             help="KEY=VALUE the caller's environment would hold (repeatable); other variables are unset.",
         ),
     ] = None,
-    strict: Annotated[
-        bool | None,
-        typer.Option(
-            "--strict/--no-strict", help="Warnings fail the check too. Default: the project file's `strict`."
-        ),
-    ] = None,
+    strict: StrictOpt = None,
     only_launches: Annotated[
         bool,
         typer.Option(
@@ -71,9 +65,7 @@ def lint_cmd(
             "pre-commit hook passes it: it sees every shell script).",
         ),
     ] = False,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
-    ] = None,
+    output: ReportOutputOpt = None,
     catalog: CatalogOpt = None,
 ) -> None:
     """Check verl launch scripts without running them: cut line continuations, unknown keys, `+`
@@ -89,12 +81,8 @@ def lint_cmd(
     version = profile.verl_index if profile else check_release(verl) if verl else newest_release()
     caller_env = dict(split_assignment(text, "--env", "NAME", "MODEL_PATH=/models/x") for text in env or [])
     report = lint_paths(scripts, version, profile, caller_env, only_launches)
-    write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
-    if any(d.code in UNREADABLE and d.severity >= Severity.ERROR for d in report.diagnostics):
-        raise typer.Exit(int(ExitCode.INPUT))
-    failing = Severity.WARNING if (settings.strict if strict is None else strict) else Severity.ERROR
-    if any(d.severity >= failing for d in report.diagnostics):
-        raise typer.Exit(int(ExitCode.FINDINGS))
+    strict = settings.strict if strict is None else strict
+    finish_report(report.diagnostics, report.files, fmt, output, strict=strict, unreadable=UNREADABLE)
 
 
 def _platform(name: str | None, verl: str | None, catalog: list[Path] | None) -> PlatformProfile | None:

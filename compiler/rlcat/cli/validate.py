@@ -9,9 +9,7 @@ import typer
 
 from rlcat.catalog import builtin_root
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, ReportFormat, catalog_for, write_output
-from rlcat.diagnostics import ExitCode, Severity
-from rlcat.emit.reporters import REPORTERS
+from rlcat.cli.common import CatalogOpt, ReportFormat, ReportOutputOpt, StrictOpt, catalog_for, finish_report
 from rlcat.model.project import ProjectSettings
 from rlcat.pipeline.validate_files import UNREADABLE, validate_paths
 from rlcat.project import find_project
@@ -42,15 +40,8 @@ def validate_cmd(
         ),
     ] = None,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = "text",
-    strict: Annotated[
-        bool | None,
-        typer.Option(
-            "--strict/--no-strict", help="Warnings fail the check too. Default: the project file's `strict`."
-        ),
-    ] = None,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
-    ] = None,
+    strict: StrictOpt = None,
+    output: ReportOutputOpt = None,
     catalog: CatalogOpt = None,
 ) -> None:
     """Check recipe and catalog files: YAML, schema, references, compile on every target platform,
@@ -69,9 +60,5 @@ def validate_cmd(
             cat.find("platform", name, key="--platform")  # an unknown platform is a usage error
     allow = project.allowances() if project else {}
     report = validate_paths(targets, cat, list(platform or []) or None, settings.platforms, allow)
-    write_output(REPORTERS[fmt](report.diagnostics, report.files), output)
-    if any(d.code in UNREADABLE and d.severity >= Severity.ERROR for d in report.diagnostics):
-        raise typer.Exit(int(ExitCode.INPUT))
-    failing = Severity.WARNING if (settings.strict if strict is None else strict) else Severity.ERROR
-    if any(d.severity >= failing for d in report.diagnostics):
-        raise typer.Exit(int(ExitCode.FINDINGS))
+    strict = settings.strict if strict is None else strict
+    finish_report(report.diagnostics, report.files, fmt, output, strict=strict, unreadable=UNREADABLE)
