@@ -9,6 +9,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from rlcat.diagnostics import RlcatError, diag
+
 # What lstat says a path is, in the words a diagnostic uses.
 _KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
     (stat.S_ISREG, "a regular file"),
@@ -104,3 +106,16 @@ def replace_dir(dest: Path, prefix: str, fill: Callable[[Path], None]) -> None:
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def write_whole(path: Path, text: str, *, shown: str | None = None) -> None:
+    """atomic_write, its failures as RLC106 (exit 2) naming the file as `shown` (default: the path),
+    with nothing written."""
+    try:
+        atomic_write(path, text)
+    except NotARegularFile as exc:
+        problem = f"this is {exc.kind}, not a regular file; not written"
+        raise RlcatError([diag("RLC106", problem, file=shown or str(path))]) from None
+    except OSError as exc:
+        problem = f"cannot write there ({exc.strerror or exc})"
+        raise RlcatError([diag("RLC106", problem, file=shown or str(path))]) from None

@@ -12,9 +12,9 @@ import typer
 from rlcat.cli.app import app
 from rlcat.cli.common import print_escaped, write_output
 from rlcat.dev import schemas
-from rlcat.diagnostics import ExitCode, RlcatError, diag, printable
+from rlcat.diagnostics import ExitCode, printable
 from rlcat.emit.formats import shell_word
-from rlcat.files import NotARegularFile, atomic_write
+from rlcat.files import write_whole
 from rlcat.project import find_project
 
 DEFAULT_FOLDER = Path("schemas")
@@ -111,16 +111,7 @@ def write(folder: Path, names: list[str]) -> None:
     texts = schema_files()
     for name in names:
         path = folder / name
-        try:
-            atomic_write(path, texts[name])
-        except NotARegularFile as exc:
-            raise RlcatError(
-                [diag("RLC106", f"this is {exc.kind}, not a regular file; not written", file=_shown(path))]
-            ) from None
-        except OSError as exc:
-            raise RlcatError(
-                [diag("RLC106", f"cannot write there ({exc.strerror or exc})", file=_shown(path))]
-            ) from None
+        write_whole(path, texts[name], shown=_shown(path))
 
 
 def _shown(path: Path) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
-from rlcat.files import NotARegularFile, atomic_write
+from rlcat.files import write_whole
 from rlcat.importer.entries import place_entries
 from rlcat.importer.roundtrip import Report, prove, render_report, share
 from rlcat.importer.solve import Solution, Solver
@@ -103,14 +103,5 @@ def write_files(imported: Imported, folder: Path, *, force: bool) -> list[Path]:
             ]
         )
     for path, rel in zip(targets, imported.files, strict=True):
-        try:
-            atomic_write(path, imported.files[rel])
-        except NotARegularFile as exc:
-            raise RlcatError(
-                [diag("RLC106", f"this is {exc.kind}, not a regular file; not written", file=str(path))]
-            ) from None
-        except OSError as exc:
-            raise RlcatError(
-                [diag("RLC106", f"cannot write there ({exc.strerror or exc})", file=str(path))]
-            ) from None
+        write_whole(path, imported.files[rel])
     return targets

@@ -20,7 +20,7 @@ from rlcat.catalog import display_path
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, json_text
 from rlcat.emit.explain import origins_data
 from rlcat.emit.formats import override_key, plan_data, plan_fingerprint
-from rlcat.files import NotARegularFile, atomic_write
+from rlcat.files import write_whole
 from rlcat.pipeline.assemble import METRICS_FILE, Compiled
 from rlcat.pipeline.plan import Layer, Origin, Plan, Setting
 from rlcat.verl.check import Override
@@ -83,7 +83,7 @@ def write_plan_file(run_dir: Path, c: Compiled, command: list[str]) -> list[Diag
                 hint="record it first (rlcat runs add), or use a new --run-dir",
             )
         )
-    write_whole(path, text)
+    write_whole(path, text, shown=display_path(path))
     return found
 
 
@@ -198,19 +198,6 @@ def read_plan_file(run_dir: Path) -> RecordedPlan:
         )
         data["fingerprint"] = plan_fingerprint(data)
     return recorded
-
-
-def write_whole(path: Path, text: str) -> None:
-    """files.atomic_write, its failures as RLC106 (exit 2) with nothing written."""
-    shown = display_path(path)
-    try:
-        atomic_write(path, text)
-    except NotARegularFile as exc:
-        problem = f"this is {exc.kind}, not a regular file; not written"
-        raise RlcatError([diag("RLC106", problem, file=shown)]) from None
-    except OSError as exc:
-        problem = f"cannot write there ({exc.strerror or exc})"
-        raise RlcatError([diag("RLC106", problem, file=shown)]) from None
 
 
 def _mapping(value: Any) -> dict[str, Any]:

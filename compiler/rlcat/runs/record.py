@@ -19,13 +19,14 @@ import yaml
 from rlcat.catalog import KIND_DIRS, display_path
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, printable
 from rlcat.emit.formats import override_key, yaml_document
+from rlcat.files import write_whole
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.results import Result
 from rlcat.model.validate import validate
 from rlcat.pipeline.load import parse_value, parse_yaml, read_text
 from rlcat.pipeline.resolve import validate_document
 from rlcat.runs.metrics import STEP_TIME_KEY, THROUGHPUT_KEY, MetricsSummary, Tracked, read_metrics
-from rlcat.runs.plan_file import PLAN_FILE, RecordedPlan, read_plan_file, write_whole
+from rlcat.runs.plan_file import PLAN_FILE, RecordedPlan, read_plan_file
 
 SCHEMA_LINE = "# yaml-language-server: $schema=../../schemas/result.schema.json"
 MAX_VAL_KEYS = 8  # validation keys that become scalars and series
@@ -251,7 +252,7 @@ def write_result(result: Result, catalog_root: Path, *, force: bool = False) -> 
         )
     text = result_text(result)
     _check_round_trip(text, result, shown)
-    write_whole(path, text)
+    write_whole(path, text, shown=display_path(path))
     return path
 
 
