@@ -26,7 +26,6 @@ from rlcat.cli.common import (
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, json_text
 from rlcat.emit.explain import annotated_overrides, origins_data
 from rlcat.emit.formats import FORMATS, plan_data
-from rlcat.runs.plan_file import write_plan_file
 
 # Formats that are programs: `-o launch.sh` is run as `./launch.sh`, so it is written executable.
 EXECUTABLE_FORMATS = frozenset({"shell"})
@@ -95,6 +94,10 @@ def compile_cmd(
     compiled = compile_plan(request, catalog)
     print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
     if run_dir is not None:
+        # imported here: the plan file (and the origins it records) is for --run-dir alone, and
+        # every module a plain compile imports counts in its start-up
+        from rlcat.runs.plan_file import write_plan_file
+
         print_diagnostics(write_plan_file(run_dir, compiled, compiled.regenerate))
     if not explain:
         text = FORMATS[fmt](compiled)
