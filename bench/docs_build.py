@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--write-docs", action="store_true", help="write the figure into docs/about.md")
     args = p.parse_args(argv)
 
-    from rlcat.cli import command_tree
+    from rlcat.cli.app import command_tree
     from rlcat.docsite.build import build_site
     from rlcat.docsite.generate import generate, stale_files
 

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from rlcat.diagnostics import Diagnostic, RlcatError, diag, has_errors, suggestion_hint
+from rlcat.diagnostics import Diagnostic, Note, RlcatError, diag, has_errors, suggestion_hint
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 ENTRY_SUFFIXES = (".yaml", ".yml")  # `x.yml` is entry `x` exactly as `x.yaml` is
@@ -521,3 +521,34 @@ def _replacement(kind: Kind, name: str, path: Path, hidden: Path, builtin: bool)
         ),
         frozenset({os.path.abspath(path)}),
     )
+
+
+# How a finding moved off a file it pointed at names that file (pipeline.resolve.relocate, guards).
+_NOTE_PREFIX: dict[Kind, str] = {
+    "recipe": "inherited from",
+    "model": "from model",
+    "dataset": "from dataset",
+    "platform": "from platform profile",
+}
+
+
+def origin_note(file: str, line: int | None, col: int | None = None) -> Note:
+    """ "inherited from gsm8k_qwen3_8b_fsdp, built-in, line 26": the entry a file holds, whether it is
+    built-in or which file it is, and the line. A built-in file is named in words only: the user's
+    repository has no such file, so no reporter may point at it."""
+    kind = kind_at(Path(file).parts)
+    builtin = is_builtin_file(file)
+    text = f"{_NOTE_PREFIX[kind]} {Path(file).stem}, {'built-in' if builtin else file}"
+    text += f", line {line}" if line else ""
+    return Note(text) if builtin else Note(text, file, line, col)
+
+
+def is_builtin_file(file: str) -> bool:
+    """Whether a file as diagnostics name it (catalog.display_path) is one of rlcat's built-in
+    recipes or catalog entries. Built-in files are named relative to the built-in root, so a relative
+    name that is not a file of the working folder names one there."""
+    root = builtin_root()
+    name = os.path.normpath(file)
+    here = Path(os.path.abspath(name))
+    where = here if os.path.lexists(name) else root / name
+    return any(where.is_relative_to(root / folder) for folder in ("recipes", "catalog"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +20,11 @@ _KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
     (stat.S_ISSOCK, "a socket"),
 )
+
+
+# The largest input file rlcat reads (a recipe, a catalog entry, a project file); the reporters read
+# no more of a file they quote.
+MAX_BYTES = 16 * 1024 * 1024
 
 
 def file_kind(mode: int) -> str:
@@ -57,6 +61,8 @@ def atomic_write(path: Path, text: str, *, executable: bool = False) -> None:
     mode = _mode_for(path, executable=executable)
     path.parent.mkdir(parents=True, exist_ok=True)
     # 48 characters are at most 192 bytes: the temporary name stays within the 255 a name may have
+    import tempfile  # here: a command that writes no file starts without it (cli/lint.py)
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:48]}.", suffix=".tmp")
     try:
         with open(fd, "w", encoding="utf-8", newline="\n") as fh:
@@ -96,6 +102,8 @@ def replace_dir(dest: Path, prefix: str, fill: Callable[[Path], None]) -> None:
     """Fill a fresh folder next to `dest`, then swap it in for `dest`: a fill that fails or is
     interrupted leaves `dest` as it was, never half-populated."""
     dest.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here: a command that writes no file starts without it (cli/lint.py)
+
     staging = Path(tempfile.mkdtemp(prefix=prefix, dir=dest.parent))
     try:
         fill(staging)

@@ -16,18 +16,14 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlcat.catalog import builtin_root, user_roots
 from rlcat.diagnostics import RlcatError, Where, diag, printable
 from rlcat.guards.base import Allowance
-from rlcat.model.project import ProjectSettings
-from rlcat.model.validate import validate
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+if TYPE_CHECKING:
+    from rlcat.model.project import ProjectSettings
 
 PROJECT_FILE = "rlcat.toml"
 PYPROJECT = "pyproject.toml"
@@ -82,6 +78,12 @@ class Project:
         return "default" if line is None else f"{printable(str(self.file))}:{line}"
 
 
+def strict_setting(project: Project | None) -> bool:
+    """The project file's `strict`; False without a project file (the setting's default, which a
+    test keeps equal), read without loading the settings model."""
+    return project.settings.strict if project is not None else False
+
+
 def find_project(start: Path | None = None) -> Project | None:
     """The project file governing `start` (default: the working folder), read and validated, or
     None when there is none up to the root of the file system."""
@@ -106,6 +108,12 @@ def read_project(file: Path) -> Project:
 
 
 def _read_project(path: str) -> Project:
+    # imported here: a folder without a project file is the common case for a cold `rlcat lint`
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
     file = Path(path)
     text = _read(file)
     shown = printable(str(file))
@@ -131,6 +139,11 @@ def _read_project(path: str) -> Project:
         table = table.get(part, {}) if isinstance(table, Mapping) else {}
     if not isinstance(table, Mapping):
         raise RlcatError([diag("RLC004", "[tool.rlcat] is not a table", file=shown, key="tool.rlcat")])
+    # imported here: the settings model loads pydantic, which a command in a folder without a project
+    # file never needs (a cold `rlcat lint`, bench/lint_scripts.py)
+    from rlcat.model.project import ProjectSettings
+    from rlcat.model.validate import validate
+
     lines = _KeyLines(text.splitlines(), prefix, shown)
     settings = validate(ProjectSettings, table, lines.locate)
     origins = {name: lines.line_of((name,)) or 1 for name in table}

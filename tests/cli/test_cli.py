@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from rlcat.cli import command_tree
+from rlcat.cli.app import command_tree
 from rlcat.dev import trees
 
 from conftest import REPO, SEED_RECIPES, UPSTREAM_RECIPES, Result

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from rlcat.catalog import is_builtin_file, origin_note
 from rlcat.diagnostics import diag
-from rlcat.pipeline.resolve import is_builtin_file, origin_note
 from rlcat.pipeline.validate_files import on_validated_file
 
 from conftest import REPO, Result

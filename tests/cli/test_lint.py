@@ -392,3 +392,59 @@ def test_test_data_scripts_are_executable_text() -> None:
     for script in DATA.glob("*.sh"):
         assert script.read_bytes().startswith(b"#!"), script
         assert os.access(script, os.R_OK)
+
+
+# --- its own argument parser (cli/lint.py): the same command line as a Typer command's ---------
+
+
+def test_help_comes_from_its_own_parser(rlcat: Run) -> None:
+    from rlcat.cli.lint import parser
+
+    result = rlcat("lint", "--help")
+    assert result.code == 0 and result.out.startswith("Usage: rlcat lint [OPTIONS] SCRIPTS..."), result.out
+    for action in parser()[1]:
+        for name in action.option_strings:
+            assert name in result.out, name
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ([], "the following arguments are required: SCRIPTS..."),
+        (["run.sh", "--no-such-option"], "unrecognized arguments: --no-such-option"),
+        (["run.sh", "--format", "xml"], "argument --format/-f: invalid choice: 'xml'"),
+        (["run.sh", "--plat", "rocm"], "unrecognized arguments: --plat rocm"),  # no abbreviations
+    ],
+    ids=["no_script", "unknown_option", "bad_format", "abbreviated_option"],
+)
+def test_usage_errors_read_as_every_commands(rlcat: Run, args: list[str], says: str) -> None:
+    result = rlcat("lint", *args)
+    assert result.code == 2 and result.out == "", result.out
+    assert result.err.startswith("Usage: rlcat lint [OPTIONS] SCRIPTS...\nTry 'rlcat lint --help' for help.")
+    assert f"Error: {says}" in result.err, result.err
+
+
+def test_a_usage_error_shows_the_argument_escaped(rlcat: Run) -> None:
+    result = rlcat("lint", "run.sh", "--\x1b[31mred\x1b[0m")
+    assert result.code == 2 and "\x1b" not in result.err, repr(result.err)
+    assert "\\x1b[31mred" in result.err, result.err
+
+
+def test_the_typer_tree_hands_lint_to_its_own_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    """`rlcat --help` lists lint from the Typer tree; run from that tree, it is the same command."""
+    from rlcat.cli import main
+    from rlcat.cli.app import run_app
+
+    script = str(DATA / "plus_misuse.sh")
+    assert run_app(["lint", script, "--format", "json"]) == 1
+    through_tree = capsys.readouterr().out
+    assert main(["lint", script, "--format", "json"]) == 1
+    assert capsys.readouterr().out == through_tree and json.loads(through_tree)["diagnostics"]
+    assert run_app(["lint", script, "--bogus"]) == 2 and "Error: unrecognized arguments" in capsys.readouterr().err
+
+
+def test_no_project_file_means_the_settings_default() -> None:
+    from rlcat.model.project import ProjectSettings
+    from rlcat.project import strict_setting
+
+    assert strict_setting(None) is ProjectSettings().strict

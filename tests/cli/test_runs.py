@@ -358,7 +358,7 @@ def test_recorded_runs_are_overlaid_on_their_recipe_page(
     """The whole loop: two runs logged by verl's FileLogger, recorded by `runs add` into a team
     catalog, and the docs generated for that catalog draw both on the recipe's validation chart."""
     from rlcat.catalog import Catalog
-    from rlcat.cli import command_tree
+    from rlcat.cli.app import command_tree
     from rlcat.docsite.data import load_site
     from rlcat.docsite.generate import generate
 

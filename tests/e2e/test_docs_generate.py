@@ -19,7 +19,7 @@ import pytest
 import typer
 import yaml
 
-from rlcat.cli import command_tree
+from rlcat.cli.app import command_tree
 from rlcat.cli.docs import docs_app
 from rlcat.docsite import generate as gen
 from rlcat.docsite.data import load_site
@@ -104,7 +104,7 @@ def test_generation_is_deterministic(files: dict[str, str]) -> None:
 
 def test_generation_does_not_depend_on_the_working_directory(tmp_path: Path) -> None:
     script = (
-        "from pathlib import Path; from rlcat.cli import command_tree; "
+        "from pathlib import Path; from rlcat.cli.app import command_tree; "
         "from rlcat.docsite.generate import write; "
         f"print(write(Path({str(REPO)!r}), command_tree(), check=True))"
     )
@@ -286,7 +286,7 @@ def test_matrix_cells_link_to_the_recipe_or_guard_behind_them() -> None:
 
 
 def _cli_commands() -> list[tuple[str, Any]]:
-    from rlcat.cli import command_tree as root_command
+    from rlcat.cli.app import command_tree as root_command
 
     found: list[tuple[str, Any]] = []
 

@@ -37,7 +37,7 @@ import pytest
 import test_docs_site as docs_site
 import yaml
 
-from rlcat.cli import command_tree
+from rlcat.cli.app import command_tree
 from rlcat.docsite.build import build_site
 from rlcat.docsite.data import Site, load_site
 from rlcat.docsite.generate import generate

@@ -23,7 +23,7 @@ import markdown
 import pytest
 import yaml
 
-from rlcat.cli import command_tree
+from rlcat.cli.app import command_tree
 from rlcat.docsite.data import Site, load_site
 from rlcat.docsite.figures.matrix_grid import STATUS_COLOURS, cell_gid
 from rlcat.docsite.generate import generate

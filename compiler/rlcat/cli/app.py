@@ -9,23 +9,19 @@ from __future__ import annotations
 
 import importlib
 import io
-import os
-import signal
-import sys
-import tempfile
-import traceback
 from collections.abc import Callable, Iterator, MutableMapping
 from functools import cache
-from types import FrameType
 from typing import TYPE_CHECKING
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 if TYPE_CHECKING:
-    from typer._click.core import Command  # the click Typer vendors: what a group's commands are
+    from argparse import Action, ArgumentParser
 
-from rlcat.diagnostics import ExitCode, RlcatError
+    from typer._click.core import Command, Context  # the click Typer vendors: what a group's commands are
+
+from rlcat.diagnostics import ExitCode
 
 # Every command, in the order --help lists them, and the module that registers it. A module is
 # imported when its command is looked up (run, or listed by --help), not at start-up: importing
@@ -93,8 +89,44 @@ class LazyGroup(TyperGroup):
         self.commands = LazyCommands()
 
 
+class OwnParserCommand(TyperCommand):
+    """A command that parses its own arguments (`rlcat lint`, cli/lint.py), in the tree for
+    `rlcat --help`, suggestions and the CLI reference (`actions`: its arguments and options). Run
+    from the tree, it hands every argument to its own parser; cli/process.py runs it without the
+    tree."""
+
+    def __init__(
+        self, name: str, parser: ArgumentParser, actions: list[Action], run: Callable[[list[str]], int]
+    ):
+        super().__init__(
+            name,
+            help=parser.description,
+            epilog=parser.epilog,
+            context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+            add_help_option=False,
+        )
+        self.usage_line = parser.format_usage().removeprefix("Usage: ").strip()
+        self.actions = actions
+        self._run = run
+
+    def invoke(self, ctx: Context) -> int:
+        return self._run(list(ctx.args))
+
+
+def _own_parser(name: str) -> Command | None:
+    """The command of a module that parses its own arguments (one with `parser()`), else None."""
+    module = importlib.import_module(COMMAND_MODULES[name])
+    if not hasattr(module, "parser"):
+        return None
+    parser, actions = module.parser()
+    return OwnParserCommand(name, parser, actions, getattr(module, name))
+
+
 def _registered(name: str) -> Command:
     """The click command Typer builds for `name`, which its module registered on `app`."""
+    own = _own_parser(name)
+    if own is not None:
+        return own
     for info in app.registered_commands:
         assert info.callback is not None
         if (info.name or typer.main.get_command_name(info.callback.__name__)) == name:
@@ -147,48 +179,8 @@ def command_tree() -> TyperGroup:
     return tree
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the CLI in-process and return its exit code (diagnostics.ExitCode)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    return exit_code_of(lambda: _run_app(args))
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived; `run()` turns the signal into this exception. A BaseException, as
-    KeyboardInterrupt is, so that no `except Exception` stops it and every clean-up on the way out
-    runs (atomic_write removes its temporary file), as for Ctrl-C."""
-
-
-def run() -> None:
-    """The console script (`rlcat`, `python -m rlcat`): main() and what only a whole process owns,
-    its signals and its standard streams (tests call main() in-process and keep theirs)."""
-    _hold_closed_std_streams()
-    signal.signal(signal.SIGTERM, _raise_terminated)
-    sys.exit(main())
-
-
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    # later SIGTERMs are ignored so that they cannot cut the clean-up short; SIGKILL still ends it
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise Terminated
-
-
-def _hold_closed_std_streams() -> None:
-    """A stream closed when rlcat starts (`rlcat ... >&-`) is None in Python, and its descriptor
-    would go to the next file rlcat opens. Hold the descriptor with /dev/null opened read-only:
-    every write to it fails (EBADF) as on a closed descriptor, so the lost output is reported as a
-    reader that went away (exit 141), and no file of rlcat's ever lands on fd 1 or 2."""
-    for fd, name in ((1, "stdout"), (2, "stderr")):
-        if getattr(sys, name) is not None:
-            continue
-        held = os.open(os.devnull, os.O_RDONLY)
-        if held != fd:
-            os.dup2(held, fd)
-            os.close(held)
-        setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115 - for the whole run
-
-
-def _run_app(args: list[str]) -> int:
+def run_app(args: list[str]) -> int:
+    """Run the Typer command line on `args`; the exit code of a usage error or of the command."""
     try:
         returned = root_group()(args=args, prog_name="rlcat", standalone_mode=False)
     except typer.Exit as exc:
@@ -204,7 +196,7 @@ def _run_app(args: list[str]) -> int:
         # Typer repeats the offending argument as it was given: shown escaped, like every message
         usage = io.StringIO()
         show(file=usage)
-        from rlcat.cli.common import print_escaped  # the commands' module: loaded with a command
+        from rlcat.cli.report import print_escaped  # the commands' module: loaded with a command
 
         print_escaped(usage.getvalue())
         return int(ExitCode.INPUT)
@@ -213,77 +205,3 @@ def _run_app(args: list[str]) -> int:
     if returned == ExitCode.INTERRUPTED:
         raise KeyboardInterrupt
     return returned if isinstance(returned, int) else int(ExitCode.OK)
-
-
-def exit_code_of(command: Callable[[], int | None]) -> int:
-    """Run a command and turn however it ends into its documented exit code (ExitCode): findings and
-    bad input are printed as diagnostics, a crash is logged to a file instead of a traceback."""
-    try:
-        try:
-            return command() or int(ExitCode.OK)
-        except RlcatError as exc:
-            from rlcat.cli.common import print_diagnostics  # the commands' module: loaded with a command
-
-            print_diagnostics(exc.diagnostics)
-            return int(exc.exit_code)
-    except RlcatError as exc:  # stderr failed while reporting (RLC106): nowhere left to say so
-        return int(exc.exit_code)
-    except KeyboardInterrupt:
-        _tell("interrupted")
-        return int(ExitCode.INTERRUPTED)
-    except Terminated:
-        _tell("terminated")
-        return int(ExitCode.TERMINATED)
-    except BrokenPipeError:
-        return int(ExitCode.BROKEN_PIPE)
-    except Exception as exc:
-        return int(ExitCode.BROKEN_PIPE) if _output_closed(exc) else _crashed(exc)
-    finally:
-        # output a failed write left in a buffer must not fail again, unseen, at interpreter exit
-        _quiet_closed_streams()
-
-
-def _output_closed(exc: Exception) -> bool:
-    # cli.common raises OutputClosed: imported here, as it is with any command, not at start-up
-    from rlcat.cli.common import OutputClosed
-
-    return isinstance(exc, OutputClosed)
-
-
-def _tell(text: str) -> None:
-    """A last word on stderr, if stderr still works."""
-    try:
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
-    except OSError:
-        pass
-
-
-def _quiet_closed_streams() -> None:
-    """Point a stream whose reader went away at devnull, so that the flush at exit cannot fail
-    again; a stream that still works keeps what was written to it."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # ValueError: the stream was closed
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(devnull, stream.fileno())
-            except (OSError, ValueError):
-                pass  # a stream without a descriptor of its own: nothing is flushed to it at exit
-            finally:
-                os.close(devnull)
-
-
-def _crashed(exc: Exception) -> int:
-    if os.environ.get("RLCAT_TRACEBACK"):
-        raise exc
-    # a fresh file each time: a fixed name could belong to another user or another run
-    fd, log = tempfile.mkstemp(prefix="rlcat-crash-", suffix=".log")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write("".join(traceback.format_exception(exc)))
-    _tell(
-        f"rlcat: internal error: {type(exc).__name__}: {exc}\n"
-        f"The traceback is in {log}; set RLCAT_TRACEBACK=1 to print it."
-    )
-    return int(ExitCode.INTERNAL)

@@ -20,9 +20,8 @@ from rlcat.cli.common import (
     SetOpt,
     compile_plan,
     plan_request,
-    print_diagnostics,
-    write_output,
 )
+from rlcat.cli.report import print_diagnostics, write_output
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, json_text
 from rlcat.emit.explain import annotated_overrides, origins_data
 from rlcat.emit.formats import FORMATS, plan_data

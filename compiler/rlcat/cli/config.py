@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, TableFormatOpt, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, TableFormatOpt
+from rlcat.cli.report import catalog_for, write_output
 from rlcat.diagnostics import json_text
 from rlcat.emit.tables import render_table
 from rlcat.model.project import ProjectSettings

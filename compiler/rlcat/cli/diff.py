@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, DiffFormatOpt, EngineName, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, DiffFormatOpt, EngineName
+from rlcat.cli.report import catalog_for, write_output
 from rlcat.diagnostics import Diagnostic, RlcatError
 from rlcat.emit.tables import render_diff
 from rlcat.pipeline.assemble import Request, compile_request

@@ -19,7 +19,8 @@ import typer
 
 from rlcat.catalog import Catalog, Kind, repo_root
 from rlcat.cli.app import app, command_tree
-from rlcat.cli.common import CatalogOpt, catalog_for
+from rlcat.cli.common import CatalogOpt
+from rlcat.cli.report import catalog_for
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag
 from rlcat.docsite.data import load_site
 from rlcat.docsite.generate import write

@@ -14,8 +14,8 @@ from rlcat.cli.common import (
     EngineName,
     ModeName,
     compile_plan,
-    write_output,
 )
+from rlcat.cli.report import write_output
 from rlcat.emit.explain import explain, explain_json, explain_text
 from rlcat.pipeline.assemble import Request
 

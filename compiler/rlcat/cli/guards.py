@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, TableFormatOpt, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, TableFormatOpt
+from rlcat.cli.report import catalog_for, write_output
 from rlcat.emit.tables import render_guard_page, render_guards
 from rlcat.guards import REGISTRY, find_guard
 from rlcat.pipeline.resolve import load_platform

@@ -9,13 +9,14 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
+from rlcat.arguments import split_assignment
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, catalog_for, print_diagnostics, write_output
+from rlcat.cli.common import CatalogOpt
+from rlcat.cli.report import catalog_for, print_diagnostics, write_output
 from rlcat.diagnostics import ExitCode, RlcatError, diag
 from rlcat.importer import import_run, prove, read_source, render_report, target_for, write_files
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.recipe import Provenance
-from rlcat.pipeline.resolve import split_assignment
 
 
 @app.command(

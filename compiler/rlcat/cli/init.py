@@ -12,7 +12,7 @@ import typer
 import rlcat
 from rlcat.catalog import Catalog, builtin_root
 from rlcat.cli.app import app
-from rlcat.cli.common import write_output
+from rlcat.cli.report import write_output
 from rlcat.cli.schemas import schema_files
 from rlcat.diagnostics import Diagnostic, RlcatError, diag, printable
 from rlcat.files import NotARegularFile, atomic_write, file_kind

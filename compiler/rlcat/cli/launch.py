@@ -20,10 +20,9 @@ from rlcat.cli.common import (
     compile_plan,
     one_of,
     plan_request,
-    print_diagnostics,
     regenerate_command,
-    write_output,
 )
+from rlcat.cli.report import print_diagnostics, write_output
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from rlcat.launch.base import DEFAULT_EXCLUDES, Console, Launch, LaunchOptions
 from rlcat.launch.command import RAY_AUTH_MODES, launch_command

@@ -14,9 +14,8 @@ from rlcat.cli.common import (
     EngineName,
     ModeName,
     TableFormatOpt,
-    catalog_for,
-    write_output,
 )
+from rlcat.cli.report import catalog_for, write_output
 from rlcat.emit.tables import render_list
 from rlcat.pipeline.survey import list_recipes
 

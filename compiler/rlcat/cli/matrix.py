@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, TableFormatOpt, catalog_for, write_output
+from rlcat.cli.common import CatalogOpt, TableFormatOpt
+from rlcat.cli.report import catalog_for, write_output
 from rlcat.emit.tables import render_matrix
 from rlcat.pipeline.survey import matrix
 

@@ -12,8 +12,9 @@ import typer
 
 from rlcat.catalog import ENTRY_SUFFIXES, Catalog
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, catalog_for, print_escaped, write_output
+from rlcat.cli.common import CatalogOpt
 from rlcat.cli.init import write_new_files
+from rlcat.cli.report import catalog_for, print_escaped, write_output
 from rlcat.cli.schemas import DEFAULT_FOLDER
 from rlcat.diagnostics import RlcatError, diag, printable
 from rlcat.model.axes import NAME_PATTERN

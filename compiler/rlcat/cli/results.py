@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, TableFormatOpt, catalog_for, print_diagnostics, write_output
+from rlcat.cli.common import CatalogOpt, TableFormatOpt
+from rlcat.cli.report import catalog_for, print_diagnostics, write_output
 from rlcat.diagnostics import ExitCode, has_errors
 from rlcat.runs.render import render_results
 from rlcat.runs.results import load_results

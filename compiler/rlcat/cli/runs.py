@@ -14,10 +14,8 @@ from rlcat.cli.common import (
     CatalogOpt,
     DiffFormatOpt,
     TableFormatOpt,
-    catalog_for,
-    print_diagnostics,
-    write_output,
 )
+from rlcat.cli.report import catalog_for, print_diagnostics, write_output
 from rlcat.diagnostics import ExitCode, RlcatError, Severity, diag, has_errors, printable
 from rlcat.project import find_project
 from rlcat.runs.record import read_run, write_result

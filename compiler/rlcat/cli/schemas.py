@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import print_escaped, write_output
+from rlcat.cli.report import print_escaped, write_output
 from rlcat.dev import schemas
 from rlcat.diagnostics import ExitCode, printable
 from rlcat.emit.formats import shell_word

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, catalog_for, print_diagnostics, write_output
+from rlcat.cli.common import CatalogOpt
+from rlcat.cli.report import catalog_for, print_diagnostics, write_output
 from rlcat.emit.tables import render_resolved
 from rlcat.pipeline.survey import resolve_recipe
 

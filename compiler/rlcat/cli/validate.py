@@ -9,7 +9,8 @@ import typer
 
 from rlcat.catalog import builtin_root
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, ReportFormat, ReportOutputOpt, StrictOpt, catalog_for, finish_report
+from rlcat.cli.common import CatalogOpt, ReportFormat, ReportOutputOpt, StrictOpt
+from rlcat.cli.report import catalog_for, finish_report
 from rlcat.model.project import ProjectSettings
 from rlcat.pipeline.validate_files import UNREADABLE, validate_paths
 from rlcat.project import find_project
@@ -43,7 +44,7 @@ def validate_cmd(
     strict: StrictOpt = None,
     output: ReportOutputOpt = None,
     catalog: CatalogOpt = None,
-) -> None:
+) -> int:
     """Check recipe and catalog files: YAML, schema, references, compile on every target platform,
     guards and verl keys. Exit 0 clean (warnings allowed unless --strict), 1 findings, 2 usage."""
     project = find_project()
@@ -61,4 +62,4 @@ def validate_cmd(
     allow = project.allowances() if project else {}
     report = validate_paths(targets, cat, list(platform or []) or None, settings.platforms, allow)
     strict = settings.strict if strict is None else strict
-    finish_report(report.diagnostics, report.files, fmt, output, strict=strict, unreadable=UNREADABLE)
+    return finish_report(report.diagnostics, report.files, fmt, output, strict=strict, unreadable=UNREADABLE)

@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 from rlcat import __version__
 from rlcat.diagnostics import CODES, Diagnostic, Severity, json_text, printable
+from rlcat.files import MAX_BYTES
 from rlcat.guards import REGISTRY
-from rlcat.pipeline.load import MAX_BYTES
 
 # 2: each diagnostic has `notes` (where an inherited value came from) and no `docs_url`
 JSON_FORMAT_VERSION = 2

@@ -8,23 +8,72 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from rlcat.diagnostics import Severity
-from rlcat.model.catalog import ModelEntry
-from rlcat.model.platform import PlatformProfile
-from rlcat.model.recipe import Recipe
 from rlcat.pipeline.plan import History, Plan, Setting
 from rlcat.pipeline.platform import allows
 from rlcat.verl.index import KeyIndex
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from rlcat.model.recipe import Critic
 
 ID_PATTERN = re.compile(r"^RLC[5-9]\d\d$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 # The sections every guard's docs must have (a meta-test checks them).
 DOC_SECTIONS = ("**Why**", "**Bad**", "**Good**")
+
+
+# What a guard reads of the recipe, its model and the platform. The compile path hands it the
+# validated Recipe, ModelEntry and PlatformProfile (pydantic models); `rlcat lint` hands it what a
+# script says, without building those models (pipeline.lint_scripts): a guard module imports no
+# model, so a cold `rlcat lint` does not load pydantic (bench/lint_scripts.py).
+
+
+class RecipeView(Protocol):
+    """The recipe's axes, its name and its critic."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def algorithm(self) -> str: ...
+    @property
+    def critic(self) -> Critic | None: ...
+
+
+class ModelView(Protocol):
+    """The catalog model: its name and how many positions it has."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def max_position_embeddings(self) -> int: ...
+    @property
+    def extended_max_position_embeddings(self) -> int | None: ...
+
+
+class PlatformView(Protocol):
+    """The platform profile: its name, family, verl release and software versions."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def family(self) -> str: ...
+    @property
+    def verl_index(self) -> str: ...
+    @property
+    def software(self) -> Mapping[str, str]: ...
 
 
 @dataclass(frozen=True)
@@ -39,11 +88,11 @@ class Affects:
     algorithms: tuple[str, ...] = ()
     verl: str = ""
 
-    def on_platform(self, profile: PlatformProfile) -> bool:
+    def on_platform(self, profile: PlatformView) -> bool:
         """The platform part alone: the profile's name or family is listed, or none is."""
         return not self.platforms or bool({profile.name, profile.family} & set(self.platforms))
 
-    def matches(self, recipe: Recipe, profile: PlatformProfile) -> bool:
+    def matches(self, recipe: RecipeView, profile: PlatformView) -> bool:
         if not self.on_platform(profile):
             return False
         pairs = (
@@ -92,9 +141,9 @@ def in_range(version: str, spec: str) -> bool:
 class Context:
     """What a guard sees: the final recipe, its model, the platform, the plan, verl's key index."""
 
-    recipe: Recipe
-    model: ModelEntry
-    profile: PlatformProfile
+    recipe: RecipeView
+    model: ModelView
+    profile: PlatformView
     plan: Plan
     index: KeyIndex
     # the settings of the plan a guard has looked at, in order: a finding about a value the recipe

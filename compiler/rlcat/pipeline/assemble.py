@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rlcat.arguments import split_assignment
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from rlcat.emit.hydra_value import HydraValueError, Interpolation
@@ -30,7 +31,6 @@ from rlcat.pipeline.resolve import (
     merge_layer,
     platform_block,
     resolve,
-    split_assignment,
     validate_recipe,
 )
 from rlcat.verl import index as verl_index

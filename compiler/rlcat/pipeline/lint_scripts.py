@@ -24,12 +24,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
-from pydantic import BaseModel
 
 from rlcat.diagnostics import (
     UNREADABLE_FILES,
@@ -43,15 +41,14 @@ from rlcat.diagnostics import (
 )
 from rlcat.emit.hydra_value import HydraValueError, Interpolation, key_problem
 from rlcat.guards import Context, run_guards
-from rlcat.model.catalog import ModelEntry
-from rlcat.model.platform import PlatformProfile
-from rlcat.model.recipe import Recipe
-from rlcat.pipeline.lower.common import ARF
-from rlcat.pipeline.lower.mode import FULLY_ASYNC_MAIN, MAIN_PPO, ONE_STEP_OFF_MAIN
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
 from rlcat.verl.check import check
 from rlcat.verl.index import KeyIndex, available_versions, load_index, manifest, require_release
+from rlcat.verl.names import ARF, FULLY_ASYNC_MAIN, MAIN_PPO, ONE_STEP_OFF_MAIN
+
+if TYPE_CHECKING:  # a script is checked without the pydantic models (ScriptAxes, NoModel, NoPlatform)
+    from rlcat.model.platform import PlatformProfile
 
 # The entry config each trainer's @hydra.main names (verl 0.9.1): verl/trainer/main_ppo.py:166,
 # verl/experimental/fully_async_policy/fully_async_main.py:222,
@@ -85,8 +82,6 @@ SCRIPT_SUFFIX = ".sh"
 NOT_FOR_SCRIPTS = ("RLC405", "RLC407")
 # Lost overrides named one by one under a cut; the rest are counted.
 NAMED_LOST = 8
-
-M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass
@@ -227,7 +222,7 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
             return found + (bad or [_not_indexed(version, config, choices, at)])
 
     ctx = Context(
-        script_recipe(entrypoint, plan, index), _no_model(), profile or _no_platform(version), plan, index
+        script_recipe(entrypoint, plan, index), NoModel(), profile or NoPlatform(version), plan, index
     )
     guarded = run_guards(ctx, {}, file, skip=SKIPPED_GUARDS, apply_fixes=False)
     checked = check(plan, index, skip=guarded.keys)
@@ -414,14 +409,14 @@ def _no_prefix_in_open_dict(setting: Setting, index: KeyIndex) -> Diagnostic:
     )
 
 
-def script_recipe(entrypoint: str, plan: Plan, index: KeyIndex) -> Recipe:
+def script_recipe(entrypoint: str, plan: Plan, index: KeyIndex) -> ScriptAxes:
     """The recipe axes the guards read, inferred from what verl would read in the script's plan:
     the mode from the entrypoint, the backend from the actor's strategy, the engine from the
     rollout's name, the algorithm from the advantage estimator (gae: ppo). Only the axes are set:
     every guard that reads more of a recipe is among SKIPPED_GUARDS."""
-    probe = Context(_axes("", "", "", ""), _no_model(), _no_platform(plan.verl_index), plan, index)
+    probe = Context(ScriptAxes("", "", "", ""), NoModel(), NoPlatform(plan.verl_index), plan, index)
     estimator = str(probe.value("algorithm.adv_estimator"))
-    return _axes(
+    return ScriptAxes(
         ENTRY_MODES.get(entrypoint, "colocate"),
         str(probe.value(f"{ARF}.actor.strategy")),
         str(probe.value(f"{ARF}.rollout.name")),
@@ -429,36 +424,38 @@ def script_recipe(entrypoint: str, plan: Plan, index: KeyIndex) -> Recipe:
     )
 
 
-@cache  # a model_construct fills in every default of the recipe: once per combination of axes
-def _axes(mode: str, backend: str, engine: str, algorithm: str) -> Recipe:
-    # not validated: an engine or backend outside rlcat's axes (hf, veomni) is kept as verl reads it,
-    # and matches only the guards that apply to every value of the axis
-    axes: dict[str, Any] = {"mode": mode, "backend": backend, "engine": engine, "algorithm": algorithm}
-    return _constructed(Recipe, name="", critic=None, **axes)
+# What the guards read of a recipe, its model and its platform (guards.base RecipeView, ModelView,
+# PlatformView), as far as a script tells them. Plain values, not the recipe models: an engine or
+# backend outside rlcat's axes (hf, veomni) is kept as verl reads it, and matches only the guards
+# that apply to every value of the axis; and a cold `rlcat lint` loads no pydantic.
 
 
-def _constructed(model: type[M], **given: Any) -> M:
-    """`model.model_construct(**given)`, its defaults that are models (`rollout: Rollout`) made the
-    same way: model_construct would call `Rollout()`, which validates, and so builds the validators
-    the models defer (model/base.py): most of a cold `rlcat lint SCRIPT`'s own time, for defaults
-    that need no checking. Only `given` counts as set, as with model_construct."""
-    values = dict(given)
-    for name, info in model.model_fields.items():
-        factory = info.default_factory
-        if name not in values and isinstance(factory, type) and issubclass(factory, BaseModel):
-            values[name] = _constructed(factory)
-    return model.model_construct(_fields_set=set(given), **values)
+@dataclass(frozen=True)
+class ScriptAxes:
+    """The axes verl would read from a script; no name, and no critic section of rlcat's."""
+
+    mode: str
+    backend: str
+    engine: str
+    algorithm: str
+    name: str = ""
+    critic: None = None
 
 
-@cache
-def _no_platform(version: str) -> PlatformProfile:
-    """No --platform: a profile that matches no platform's guards and names only the release."""
-    fields: dict[str, Any] = {"name": "", "family": "", "verl_version": version, "verl_index": version}
-    return PlatformProfile.model_construct(software={}, **fields)
-
-
-@cache
-def _no_model() -> ModelEntry:
+@dataclass(frozen=True)
+class NoModel:
     """No catalog model: every guard that reads the model is among SKIPPED_GUARDS."""
-    fields: dict[str, Any] = {"name": ""}
-    return ModelEntry.model_construct(**fields)
+
+    name: str = ""
+    max_position_embeddings: int = 0
+    extended_max_position_embeddings: int | None = None
+
+
+@dataclass(frozen=True)
+class NoPlatform:
+    """No --platform: a profile that matches no platform's guards and names only the release."""
+
+    verl_index: str
+    name: str = ""
+    family: str = ""
+    software: Mapping[str, str] = field(default_factory=dict)

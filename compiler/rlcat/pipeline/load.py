@@ -33,6 +33,7 @@ import yaml
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, dotted
 from rlcat.emit.hydra_value import RequestedInterpolation
+from rlcat.files import MAX_BYTES
 
 try:  # the C parser is ~10x faster; the pure-Python one is the fallback
     _Base: type = yaml.CSafeLoader
@@ -45,7 +46,6 @@ MAX_DEPTH = 64
 # after alias expansion: real recipes have a few hundred values, and a document is parsed at about
 # 10 µs a value, so this bounds a file's parse to well under a second (bench/limits.py)
 MAX_NODES = 50_000
-MAX_BYTES = 16 * 1024 * 1024
 # Characters of keys and scalar values after alias expansion. Without aliases a file never holds
 # more characters of text than it has bytes, so only aliases reach this: each one counts the whole
 # text it repeats, which a plan, a shell script or a JSON dump of the recipe would hold.

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from rlcat.diagnostics import Diagnostic, diag
-from rlcat.model.platform import PlatformProfile, Tweak
-from rlcat.model.recipe import Recipe
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting
+
+if TYPE_CHECKING:  # the guards import `allows`: a cold `rlcat lint` loads no recipe model
+    from rlcat.model.platform import PlatformProfile, Tweak
+    from rlcat.model.recipe import Recipe
 
 
 def profile_names(profile: PlatformProfile) -> list[str]:

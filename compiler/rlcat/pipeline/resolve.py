@@ -6,7 +6,6 @@ the parent file and a value from a platform block points at that block.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -16,8 +15,9 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel
 
-from rlcat.catalog import Catalog, Kind, builtin_root, display_path, kind_at, walk_entries
-from rlcat.diagnostics import Diagnostic, Note, RlcatError, Where, diag, dotted, suggestion_hint
+from rlcat.arguments import split_assignment
+from rlcat.catalog import Catalog, Kind, display_path, kind_at, origin_note, walk_entries
+from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, dotted, suggestion_hint
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
@@ -362,37 +362,6 @@ def command_line_sets(source: Source, assignments: list[str]) -> Source:
     return source
 
 
-def split_assignment(text: str, flag: str, shape: str, example: str) -> tuple[str, str]:
-    """`key=value` from the command line, as key and the value's text."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:  # a byte that is not UTF-8 reaches Python as a lone surrogate
-        raise RlcatError(
-            [
-                diag(
-                    "RLC105",
-                    f"{flag} value is not UTF-8 text (a stray byte at character {exc.start})",
-                    argument=f"{flag} {text}",
-                    hint="write the value in UTF-8",
-                )
-            ]
-        ) from None
-    key, sep, raw = text.partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise RlcatError(
-            [
-                diag(
-                    "RLC105",
-                    f"{flag} expects {shape}=value, got '{text}'",
-                    hint=f"for example: {flag} {example}",
-                    argument=f"{flag} {text}",
-                )
-            ]
-        )
-    return key, raw
-
-
 def _recipe_value(raw: str, argument: str) -> tuple[Any, dict[Path_, str]]:
     """A --set value read as recipe files read values (YAML 1.2, with 1e-6 a number), and its notes
     on YAML 1.1; text that is not YAML stays text."""
@@ -556,12 +525,6 @@ def load_platform(name: str, catalog: Catalog) -> tuple[PlatformProfile, Origin]
 
 # The recipe field that brings in another file: where a finding about that file lands.
 ANCHOR_FIELDS: dict[Kind, str] = {"recipe": "extends", "model": "model", "dataset": "dataset"}
-_NOTE_PREFIX: dict[Kind, str] = {
-    "recipe": "inherited from",
-    "model": "from model",
-    "dataset": "from dataset",
-    "platform": "from platform profile",
-}
 
 
 def relocate(
@@ -581,28 +544,6 @@ def relocate(
         anchor = anchors.get(kind_at(Path(d.file).parts)) or {"file": target}
         out.append(d.moved(anchor, origin_note(d.file, d.line, d.col)))
     return out
-
-
-def origin_note(file: str, line: int | None, col: int | None = None) -> Note:
-    """ "inherited from gsm8k_qwen3_8b_fsdp, built-in, line 26": the entry a file holds, whether it is
-    built-in or which file it is, and the line. A built-in file is named in words only: the user's
-    repository has no such file, so no reporter may point at it."""
-    kind = kind_at(Path(file).parts)
-    builtin = is_builtin_file(file)
-    text = f"{_NOTE_PREFIX[kind]} {Path(file).stem}, {'built-in' if builtin else file}"
-    text += f", line {line}" if line else ""
-    return Note(text) if builtin else Note(text, file, line, col)
-
-
-def is_builtin_file(file: str) -> bool:
-    """Whether a file as diagnostics name it (catalog.display_path) is one of rlcat's built-in
-    recipes or catalog entries. Built-in files are named relative to the built-in root, so a relative
-    name that is not a file of the working folder names one there."""
-    root = builtin_root()
-    name = os.path.normpath(file)
-    here = Path(os.path.abspath(name))
-    where = here if os.path.lexists(name) else root / name
-    return any(where.is_relative_to(root / folder) for folder in ("recipes", "catalog"))
 
 
 def recipe_anchors(doc: Document) -> dict[Kind, Where]:

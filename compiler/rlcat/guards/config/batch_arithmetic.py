@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
 from rlcat.guards.config.verl_batch import BatchPlan, read_plan
-from rlcat.pipeline.lower.common import ARF
+from rlcat.verl.names import ARF
 
 ACTOR = f"{ARF}.actor"
 

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
-from rlcat.pipeline.lower.common import ARF
 from rlcat.pipeline.plan import same_value
+from rlcat.verl.names import ARF
 
 FULLY_ASYNC = {
     f"{ARF}.hybrid_engine": (False, "trainer and rollout run on separate GPU pools"),

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
 from rlcat.model.axes import SPLIT_MODES
-from rlcat.pipeline.lower.common import ARF
+from rlcat.verl.names import ARF
 
 
 @register

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Affects, Context, Finding, Guard, register
-from rlcat.pipeline.lower.common import ARF
+from rlcat.verl.names import ARF
 
 # vLLM's largest LoRA rank (verl's fallback list of vllm.config.lora.MaxLoRARanks)
 VLLM_MAX_LORA_RANK = 512

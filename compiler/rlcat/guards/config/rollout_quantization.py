@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
-from rlcat.pipeline.lower.common import ARF
+from rlcat.verl.names import ARF
 
 QUANTIZATION = f"{ARF}.rollout.quantization"
 # what each engine's server accepts (verl 0.9.1: vllm_async_server.py:1240, async_sglang_server.py:302-312)

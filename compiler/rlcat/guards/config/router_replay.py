@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Affects, Context, Finding, Guard, register
-from rlcat.pipeline.lower.common import ARF
+from rlcat.verl.names import ARF
 
 ROUTER_REPLAY = f"{ARF}.actor.megatron.router_replay.mode"
 BYPASS = "algorithm.rollout_correction.bypass_mode"

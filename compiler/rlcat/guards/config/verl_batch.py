@@ -19,8 +19,7 @@ from typing import Any
 from packaging.version import Version
 
 from rlcat.guards.base import Context
-from rlcat.pipeline.lower.common import ARF
-from rlcat.pipeline.lower.mode import MAIN_PPO, ONE_STEP_OFF_MAIN
+from rlcat.verl.names import ARF, MAIN_PPO, ONE_STEP_OFF_MAIN
 
 # Where each assertion lives, per release (read from the wheels; line of the raise or assert).
 LINES: dict[str, dict[str, str]] = {

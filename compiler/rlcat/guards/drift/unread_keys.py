@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Affects, Context, Finding, Guard, in_range, register
-from rlcat.pipeline.lower.mode import MAIN_PPO, ONE_STEP_OFF_MAIN
+from rlcat.verl.names import MAIN_PPO, ONE_STEP_OFF_MAIN
 
 
 @dataclass(frozen=True)

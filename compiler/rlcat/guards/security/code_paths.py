@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
 from rlcat.guards.security.values import quoted
-from rlcat.pipeline.lower.common import ARF
+from rlcat.verl.names import ARF
 
 # verl keys whose value names Python that verl imports or executes at launch, and what it runs.
 CODE_KEYS = {

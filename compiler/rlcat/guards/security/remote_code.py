@@ -8,9 +8,7 @@ from rlcat.catalog import Catalog, builtin_root
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
 from rlcat.guards.security.values import quoted
-from rlcat.model.catalog import ModelEntry
-from rlcat.pipeline.lower.common import ARF
-from rlcat.pipeline.resolve import load_entry
+from rlcat.verl.names import ARF
 
 
 @dataclass(frozen=True)
@@ -57,6 +55,11 @@ def shipped_hf_id(model_name: str) -> str | None:
     catalog = _shipped_catalog()
     if model_name not in catalog.names("model"):
         return None
+    # imported here: reading a catalog entry loads the pydantic models, which the guard modules
+    # leave out of a cold `rlcat lint` (guards.base); this guard is one lint skips
+    from rlcat.model.catalog import ModelEntry
+    from rlcat.pipeline.resolve import load_entry
+
     entry, _ = load_entry("model", model_name, ModelEntry, catalog)
     return entry.hf_id
 

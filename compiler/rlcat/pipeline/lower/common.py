@@ -9,8 +9,7 @@ from rlcat.diagnostics import diag
 from rlcat.emit.hydra_value import Interpolation, inert
 from rlcat.model.paths import split_placeholder
 from rlcat.pipeline.lower.context import Lowering
-
-ARF = "actor_rollout_ref"
+from rlcat.verl.names import ARF
 
 
 def _files(files: list[str]) -> str | list[str]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from rlcat.pipeline.lower.common import ARF, flatten
+from rlcat.pipeline.lower.common import flatten
 from rlcat.pipeline.lower.context import Lowering, axis
+from rlcat.verl.names import ARF
 
 
 def lower_engine(lo: Lowering) -> None:

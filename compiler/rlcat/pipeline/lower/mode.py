@@ -7,15 +7,8 @@ weights one step old while the trainer trains on the current one)."""
 
 from __future__ import annotations
 
-from rlcat.pipeline.lower.common import ARF
 from rlcat.pipeline.lower.context import Lowering, invariant
-
-MAIN_PPO = "verl.trainer.main_ppo"
-FULLY_ASYNC_MAIN = "verl.experimental.fully_async_policy.fully_async_main"
-# the module and its hydra.main config exist in the 0.9.0 and 0.9.1 wheels
-# (verl/experimental/one_step_off_policy/main_ppo.py: config_name="one_step_off_ppo_trainer");
-# 0.7.1's wheel ships the config folder only (its source checkout has the module)
-ONE_STEP_OFF_MAIN = "verl.experimental.one_step_off_policy.main_ppo"
+from rlcat.verl.names import ARF, FULLY_ASYNC_MAIN, MAIN_PPO, ONE_STEP_OFF_MAIN
 
 
 def lower_mode(lo: Lowering) -> None:
