@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -321,6 +320,8 @@ def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
         # difflib compares every pair of characters: keep the 64 names sharing the most bigrams
         grams = _bigrams(word)
         pool = sorted(pool, key=lambda c: -len(grams & _bigrams(c)) / (len(grams | _bigrams(c)) or 1))[:64]
+    import difflib  # here: most runs suggest nothing, and a cold `rlcat lint` skips the import
+
     found = difflib.get_close_matches(word, pool, n=n, cutoff=0.6)
     if not found and "." in word:
         tail = word.rsplit(".", 1)[1]

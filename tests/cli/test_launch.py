@@ -15,7 +15,7 @@ import pytest
 import yaml
 from fake_ray_api import FakeRay, fake_ray_servers
 
-from rlcat.cli.app import Terminated
+from rlcat.cli.process import Terminated
 from rlcat.launch import ray_job
 from rlcat.launch.checks import gpus_fit
 from rlcat.launch.command import GpuPool

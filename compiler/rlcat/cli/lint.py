@@ -19,6 +19,7 @@ from rlcat.arguments import split_assignment
 from rlcat.cli.report import catalog_for, finish_report, print_escaped, write_output
 from rlcat.diagnostics import ExitCode, RlcatError, diag
 from rlcat.emit.reporters import REPORTERS
+from rlcat.pipeline.lint_scripts import UNREADABLE, check_release, lint_paths, newest_release
 from rlcat.project import find_project, strict_setting
 
 if TYPE_CHECKING:
@@ -148,10 +149,6 @@ def lint(argv: Sequence[str]) -> int:
         args = parser()[0].parse_args(list(argv))
     except _Stop as stop:
         return stop.code
-    # imported here, not at the top: the script reader (tree-sitter) and the lint checks are not
-    # needed to show the help or refuse a usage error
-    from rlcat.pipeline.lint_scripts import UNREADABLE, check_release, lint_paths, newest_release
-
     project = find_project()
     profile = _platform(args.platform, args.verl, args.catalog)
     version = profile.verl_index if profile else check_release(args.verl) if args.verl else newest_release()

@@ -88,7 +88,7 @@ def _emit(stream: TextIO, name: str, text: str) -> None:
     except BrokenPipeError:
         raise OutputClosed from None
     except OSError as exc:
-        if exc.errno == errno.EBADF:  # closed when rlcat started (cli.app.run holds it read-only)
+        if exc.errno == errno.EBADF:  # closed when rlcat started (cli.process.run holds it read-only)
             raise OutputClosed from None
         raise RlcatError(
             [

@@ -145,7 +145,7 @@ def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console)
 
 def _follow(client: RayJobsClient, submission_id: str, launch: Launch, console: Console) -> int:
     """Print the job's logs as they grow until it ends; its result as the exit code. Ctrl-C,
-    SIGTERM (cli.app.Terminated) and --timeout stop the job before rlcat exits."""
+    SIGTERM (cli.process.Terminated) and --timeout stop the job before rlcat exits."""
     deadline = None if launch.options.timeout is None else time.monotonic() + launch.options.timeout
     printed = 0
     try:

@@ -142,7 +142,7 @@ def _follow(process: subprocess.Popen[str], job_id: str, options: LaunchOptions,
             time.sleep(options.poll_seconds)
     except RlcatError:
         raise
-    except BaseException:  # Ctrl-C or SIGTERM (cli.app.Terminated): cancel the job on the way out
+    except BaseException:  # Ctrl-C or SIGTERM (cli.process.Terminated): cancel the job on the way out
         _cancel(job_id, process, console)
         raise
     _print_output(output, printed, console, final=True)
