@@ -26,6 +26,13 @@ def median_ms(samples: Sequence[float]) -> float:
     return statistics.median(samples) * 1000.0
 
 
+def median_ratio(measured: Sequence[float], reference: Sequence[float]) -> float:
+    """Median over rounds of measured / reference, each round's pair timed back to back: a burst of
+    load on a shared machine stretches both of a round alike, where a ratio of two medians would
+    take them from different rounds."""
+    return statistics.median(m / r for m, r in zip(measured, reference, strict=True))
+
+
 def spread_ms(samples: Sequence[float]) -> tuple[float, float]:
     """(min, max) of samples given in seconds, in milliseconds."""
     return min(samples) * 1000.0, max(samples) * 1000.0

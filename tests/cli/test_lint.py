@@ -440,7 +440,8 @@ def test_the_typer_tree_hands_lint_to_its_own_parser(capsys: pytest.CaptureFixtu
     through_tree = capsys.readouterr().out
     assert main(["lint", script, "--format", "json"]) == 1
     assert capsys.readouterr().out == through_tree and json.loads(through_tree)["diagnostics"]
-    assert run_app(["lint", script, "--bogus"]) == 2 and "Error: unrecognized arguments" in capsys.readouterr().err
+    assert run_app(["lint", script, "--bogus"]) == 2
+    assert "Error: unrecognized arguments: --bogus" in capsys.readouterr().err
 
 
 def test_no_project_file_means_the_settings_default() -> None:
@@ -448,3 +449,28 @@ def test_no_project_file_means_the_settings_default() -> None:
     from rlcat.project import strict_setting
 
     assert strict_setting(None) is ProjectSettings().strict
+
+
+def test_the_console_script_ends_with_its_report_whole(tmp_path: Path) -> None:
+    """`rlcat lint` ends its process without the interpreter's teardown (cli/process.py): whatever
+    it reports is written and flushed first, to a pipe and to -o alike, with the exit code."""
+    import subprocess
+    import sys
+
+    console = Path(sys.executable).parent / "rlcat"
+    command = [str(console)] if console.is_file() else [sys.executable, "-m", "rlcat"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*command, "lint", *args], capture_output=True, text=True, timeout=120, check=False
+        )
+
+    script = str(DATA / "plus_misuse.sh")
+    piped = run(script, "--format", "json")
+    assert piped.returncode == 1 and json.loads(piped.stdout)["diagnostics"], piped.stderr
+    report = tmp_path / "report.sarif"
+    to_file = run(script, "--format", "sarif", "-o", str(report))
+    assert to_file.returncode == 1 and to_file.stdout == "", to_file.stderr
+    assert json.loads(report.read_text(encoding="utf-8"))["runs"][0]["results"]
+    clean = run(str(DATA / "clean.sh"))
+    assert clean.returncode == 0 and "0 error(s)" in clean.stdout, clean.stdout + clean.stderr
