@@ -1,5 +1,6 @@
-"""What the commands share: the --catalog option and catalog, choices from registries, diagnostics
-on stderr, and output written whole or not at all."""
+"""What the Typer commands share: the --catalog option, choices from registries, the options of the
+commands that compile or check, and the compile helpers. Output, diagnostics and the catalog searched
+are in cli/report.py, which loads no Typer."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from rlcat.diagnostics import ExitCode, RlcatError
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI in-process and return its exit code (diagnostics.ExitCode)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["lint"]:
+    if _is_lint(args):
         # its own parser, without Typer: what a pre-commit hook runs on every commit starts in a
         # fraction of the time (cli/lint.py, bench/lint_scripts.py)
         from rlcat.cli.lint import lint
@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
 
     _modules_loaded()
     return exit_code_of(lambda: run_app(args))
+
+
+def _is_lint(args: list[str]) -> bool:
+    return args[:1] == ["lint"]
 
 
 def _modules_loaded() -> None:
@@ -59,7 +63,7 @@ def run() -> None:
     gc.disable()  # while the command's modules load (_modules_loaded)
     args = sys.argv[1:]
     code = main(args)
-    if args[:1] == ["lint"]:
+    if _is_lint(args):
         # Nothing of a lint is left to clean up: its report is written and flushed (exit_code_of),
         # it leaves no file open, no process running and no exit handler. Tearing the interpreter
         # down (freeing every module and object one by one) would add about a sixth to a cold
@@ -119,7 +123,7 @@ def exit_code_of(command: Callable[[], int | None]) -> int:
 
 
 def _output_closed(exc: Exception) -> bool:
-    # cli.common raises OutputClosed: imported here, as it is with any command, not at start-up
+    # cli.report raises OutputClosed: imported here, as it is with any command, not at start-up
     from rlcat.cli.report import OutputClosed
 
     return isinstance(exc, OutputClosed)
