@@ -34,7 +34,6 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rlcat.diagnostics import RlcatError, has_errors, printable
-from rlcat.emit.hydra_value import render
 from rlcat.launch.base import Launch, LaunchOptions, Target
 from rlcat.launch.command import EnvVar, launch_command
 from rlcat.launch.kuberay import KubeRay
@@ -43,6 +42,7 @@ from rlcat.launch.ray_job import RayJob
 from rlcat.launch.skypilot import SkyPilot
 from rlcat.launch.slurm import Slurm
 from rlcat.pipeline.assemble import Request, compile_request
+from rlcat.syntax.hydra_value import render
 
 FAKE_PYTHON = """#!/bin/sh
 # a fake python3: `python3 - ...` (a heredoc check) succeeds; the Ray env probe (`python3 -c CODE

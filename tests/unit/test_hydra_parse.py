@@ -1,4 +1,4 @@
-"""`rlcat.emit.hydra_value.parse`: reads `key=VALUE` values exactly as Hydra's override parser does.
+"""`rlcat.syntax.hydra_value.parse`: reads `key=VALUE` values exactly as Hydra's override parser does.
 
 Every case is checked against Hydra's real parser as well as against the expected value, with types
 compared all the way down (True is not 1, "1" is not 1, "null" is not None).
@@ -22,7 +22,7 @@ from hydra.errors import HydraException
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from rlcat.emit.hydra_value import HydraValueError, UnrenderableValue, as_config_value, parse, render
+from rlcat.syntax.hydra_value import HydraValueError, UnrenderableValue, as_config_value, parse, render
 
 from hydra_values import hydra, same
 from hydra_values import values as hydra_values

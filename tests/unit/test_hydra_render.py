@@ -1,4 +1,4 @@
-r"""`rlcat.emit.hydra_value.render`: every rendered value reaches verl as the same value.
+r"""`rlcat.syntax.hydra_value.render`: every rendered value reaches verl as the same value.
 
 The property test builds values from strings (with every character Hydra's grammar gives a meaning
 to, control characters, line breaks as block scalars give them, and interpolation text), ints,
@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlcat.emit.hydra_value import Interpolation, UnrenderableValue, as_config_value, render
+from rlcat.syntax.hydra_value import Interpolation, UnrenderableValue, as_config_value, render
 
 from hydra_values import hydra, same, strings, verl_reads
 from hydra_values import values as hydra_values

@@ -9,10 +9,10 @@ from rlcat.docsite.data import Site
 from rlcat.docsite.links import ENGINE_LABELS, page, platform_anchor, rel, tweak_anchor
 from rlcat.docsite.matrix import support_table
 from rlcat.docsite.md import code, esc, facts, fence, link, name_md, table
-from rlcat.emit.hydra_value import render_or_repr
 from rlcat.guards import REGISTRY
 from rlcat.guards.base import in_range
 from rlcat.model.platform import PlatformProfile, TweakWhen
+from rlcat.syntax.hydra_value import render_or_repr
 
 
 def docker_run_line(p: PlatformProfile) -> str:

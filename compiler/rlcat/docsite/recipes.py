@@ -20,12 +20,12 @@ from rlcat.docsite.md import facts as md_facts
 from rlcat.docsite.placements import placement_md
 from rlcat.docsite.results import recipe_results_md
 from rlcat.emit.formats import FORMATS, override_text, override_texts
-from rlcat.emit.hydra_value import render_or_repr
 from rlcat.model.axes import SPLIT_MODES
 from rlcat.model.recipe import Provenance
 from rlcat.pipeline.assemble import Compiled
 from rlcat.pipeline.plan import Setting
 from rlcat.pipeline.survey import diff
+from rlcat.syntax.hydra_value import render_or_repr
 
 
 def gpu_layout(site: Site, name: str) -> str:

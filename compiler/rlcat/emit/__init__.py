@@ -1,1 +1,1 @@
-"""Output formats and Hydra value rendering."""
+"""The plan formats, explain, the diagnostic reporters and the tables: what a command prints."""

@@ -20,10 +20,10 @@ from typing import Any, Literal
 
 from rlcat.diagnostics import Diagnostic, RlcatError, diag, json_text, printable, suggestion_hint
 from rlcat.emit.formats import check_one_line_each, override_text
-from rlcat.emit.hydra_value import render
 from rlcat.model.fields import is_recipe_field, recipe_fields
 from rlcat.pipeline.assemble import Compiled
 from rlcat.pipeline.plan import REMOVED, History, Origin
+from rlcat.syntax.hydra_value import render
 from rlcat.verl.index import KeyIndex, load_index
 
 Kind = Literal["key", "env", "field", "subtree"]

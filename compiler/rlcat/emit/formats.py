@@ -13,8 +13,8 @@ import yaml
 
 from rlcat import __version__
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, json_text, printable
-from rlcat.emit.hydra_value import RequestedInterpolation, as_config_value, leaves, render
 from rlcat.pipeline.assemble import Compiled
+from rlcat.syntax.hydra_value import RequestedInterpolation, as_config_value, leaves, render
 from rlcat.verl.check import Override
 
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from rlcat.diagnostics import json_text, printable
 from rlcat.emit.formats import comment_line, yaml_document
-from rlcat.emit.hydra_value import render_or_repr
 from rlcat.guards import Guard
 from rlcat.pipeline.resolve import Resolved
 from rlcat.pipeline.survey import Cell, Change
+from rlcat.syntax.hydra_value import render_or_repr
 
 
 def render_table(columns: list[str], rows: list[list[str]]) -> str:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, replace
 
 from rlcat.catalog import origin_note
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, suggestion_hint
-from rlcat.emit.hydra_value import render_or_repr
 from rlcat.guards.base import REGISTRY, Affects, Allowance, Context, Finding, Guard
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Setting
+from rlcat.syntax.hydra_value import render_or_repr
 
 for _module in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
     importlib.import_module(_module.name)

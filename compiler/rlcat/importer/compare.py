@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlcat.emit.hydra_value import Interpolation
+from rlcat.syntax.hydra_value import Interpolation
 
 _ENV_PLACEHOLDERS = {"${oc.env:HOME}": "$HOME", "${oc.env:PWD}": "$PWD"}
 

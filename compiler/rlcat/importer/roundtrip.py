@@ -13,13 +13,13 @@ from pathlib import Path
 
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, is_guard_code
-from rlcat.emit.hydra_value import render_or_repr
 from rlcat.guards import Allowance
 from rlcat.importer.compare import as_launched, same
 from rlcat.importer.solve import Solution
 from rlcat.importer.source import SourceRun
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
 from rlcat.pipeline.plan import Layer
+from rlcat.syntax.hydra_value import render_or_repr
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, did_you_mean
-from rlcat.emit.hydra_value import RequestedInterpolation, UnrenderableValue, check_renderable
 from rlcat.importer.compare import same
 from rlcat.importer.probe import (
     AXES,
@@ -43,6 +42,7 @@ from rlcat.model.fields import value_type
 from rlcat.model.recipe import Recipe
 from rlcat.pipeline.lower import Lowered, Target
 from rlcat.pipeline.plan import Layer, Origin, Setting
+from rlcat.syntax.hydra_value import RequestedInterpolation, UnrenderableValue, check_renderable
 from rlcat.verl.check import type_matches
 from rlcat.verl.index import KeyIndex, available_versions, load_index
 

@@ -17,12 +17,12 @@ from typing import Any, Literal
 import yaml
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
-from rlcat.emit.hydra_value import HydraValueError
-from rlcat.emit.hydra_value import parse as parse_hydra_value
 from rlcat.pipeline.lint_scripts import ENTRY_CONFIGS, entry_module
 from rlcat.pipeline.load import read_text
 from rlcat.scripts import Launch, ScriptReading, read_script
 from rlcat.scripts import read_text as read_script_text
+from rlcat.syntax.hydra_value import HydraValueError
+from rlcat.syntax.hydra_value import parse as parse_hydra_value
 
 SourceKind = Literal["script", "overrides", "command"]
 # Hydra's prefixes of an override key: add, add-or-override, delete

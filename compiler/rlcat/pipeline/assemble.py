@@ -12,8 +12,6 @@ from typing import Any
 from rlcat.arguments import split_assignment
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
-from rlcat.emit.hydra_value import HydraValueError, Interpolation
-from rlcat.emit.hydra_value import parse as parse_hydra_value
 from rlcat.guards import Allowance, Context, run_guards
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
@@ -33,6 +31,8 @@ from rlcat.pipeline.resolve import (
     resolve,
     validate_recipe,
 )
+from rlcat.syntax.hydra_value import HydraValueError, Interpolation
+from rlcat.syntax.hydra_value import parse as parse_hydra_value
 from rlcat.verl import index as verl_index
 from rlcat.verl.check import Override, check
 

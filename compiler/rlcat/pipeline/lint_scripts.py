@@ -39,10 +39,10 @@ from rlcat.diagnostics import (
     diag,
     suggestion_hint,
 )
-from rlcat.emit.hydra_value import HydraValueError, Interpolation, key_problem
 from rlcat.guards import Context, run_guards
 from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
+from rlcat.syntax.hydra_value import HydraValueError, Interpolation, key_problem
 from rlcat.verl.check import check
 from rlcat.verl.index import KeyIndex, available_versions, load_index, manifest, require_release
 from rlcat.verl.names import ARF, FULLY_ASYNC_MAIN, MAIN_PPO, ONE_STEP_OFF_MAIN

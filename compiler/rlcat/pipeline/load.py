@@ -32,8 +32,8 @@ from typing import Any, BinaryIO, cast
 import yaml
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, dotted
-from rlcat.emit.hydra_value import RequestedInterpolation
 from rlcat.files import MAX_BYTES
+from rlcat.syntax.hydra_value import RequestedInterpolation
 
 try:  # the C parser is ~10x faster; the pure-Python one is the fallback
     _Base: type = yaml.CSafeLoader

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from rlcat.diagnostics import Diagnostic
-from rlcat.emit.hydra_value import parse as parse_hydra_value
+from rlcat.syntax.hydra_value import parse as parse_hydra_value
 
 # Hydra's own prefixes of an override key: add, add-or-override, delete.
 _PREFIXES = ("++", "+", "~")

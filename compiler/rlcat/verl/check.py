@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlcat.diagnostics import Diagnostic, Severity, Where, diag, suggestion_hint
-from rlcat.emit.hydra_value import (
+from rlcat.pipeline.plan import Plan, Setting
+from rlcat.syntax.hydra_value import (
     UnrenderableValue,
     check_renderable,
     interpolations_in,
     key_problem,
     leaves,
 )
-from rlcat.pipeline.plan import Plan, Setting
 from rlcat.verl.index import KeyIndex
 
 _NUMBER = (int, float)
