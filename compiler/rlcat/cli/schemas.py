@@ -13,9 +13,9 @@ from rlcat.cli.app import app
 from rlcat.cli.report import print_escaped, write_output
 from rlcat.dev import schemas
 from rlcat.diagnostics import ExitCode, printable
-from rlcat.emit.formats import shell_word
 from rlcat.files import write_whole
 from rlcat.project import find_project
+from rlcat.syntax.bash import shell_word
 
 DEFAULT_FOLDER = Path("schemas")
 

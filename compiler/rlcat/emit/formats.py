@@ -5,16 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shlex
 from collections.abc import Callable, Mapping
 from typing import Any
-
-import yaml
 
 from rlcat import __version__
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, json_text, printable
 from rlcat.pipeline.assemble import Compiled
-from rlcat.syntax.hydra_value import RequestedInterpolation, as_config_value, leaves, render
+from rlcat.syntax.bash import comment_line, shell_word
+from rlcat.syntax.hydra_value import as_config_value, render
+from rlcat.syntax.yaml_text import yaml_document
 from rlcat.verl.check import Override
 
 
@@ -149,29 +148,6 @@ def to_json(c: Compiled) -> str:
     return json_text(plan_data(c))
 
 
-def comment_line(text: str) -> str:
-    """A `#` comment line for bash and YAML: one line, every hidden character escaped as
-    diagnostics.printable writes it, so no text in it can end the comment."""
-    return "# " + printable(text)
-
-
-def _bash_bytes(char: str) -> str:
-    # bytes, not \\uHHHH: bash turns \\u escapes into the locale's charset, and into nothing useful
-    # in the C locale
-    return "".join(f"\\x{byte:02x}" for byte in char.encode("utf-8"))
-
-
-def shell_word(text: str) -> str:
-    """`text` as one bash word. Plain text takes shlex's single quotes; text with a hidden character
-    (diagnostics.printable) takes bash's `$'...'`, with those characters as `\\xHH` bytes: the script
-    keeps one line per word, and printing it shows what it passes. NUL and lone surrogates have no
-    form (refused before)."""
-    if printable(text) == text:
-        return shlex.quote(text)
-    body = text.replace("\\", "\\\\").replace("'", "\\'")
-    return "$'" + printable(body, escape=_bash_bytes) + "'"
-
-
 def to_yaml(c: Compiled) -> str:
     """The overrides as a config file, under a one-line comment that names the launch."""
     refuse_unwritable(c, argv=False)
@@ -192,48 +168,6 @@ def to_yaml(c: Compiled) -> str:
     if prefixed:
         prefixed.insert(0, comment_line("As command-line overrides, these keys take Hydra's prefix:"))
     return "\n".join([header, *prefixed, yaml_document(tree)])
-
-
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """The C emitter where PyYAML has it (~4x faster, same text), writing `!interp` values back
-    with their tag."""
-
-
-_Dumper.add_representer(RequestedInterpolation, lambda d, v: d.represent_scalar("!interp", str(v)))
-
-
-def yaml_document(data: Any) -> str:
-    """`data` as a YAML document for a terminal, a CI log or a file. YAML has no escape a terminal
-    and a CI log both honour, so text with hidden characters or `##[`, or that would begin a line
-    with `::` (a workflow command), is refused (RLC405: use the json format). Lines are never
-    folded, so no value can start a line of its own."""
-    for text in leaves(data, keys=True):
-        if isinstance(text, str) and printable(text) != text:
-            raise RlcatError(
-                [
-                    diag(
-                        "RLC405",
-                        f"{printable(text)!s} holds a hidden character or `##[`, which YAML output "
-                        "would show as it is",
-                        hint="use --format json (it escapes them) or --format shell",
-                    )
-                ]
-            )
-    body = yaml.dump(
-        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=2**30
-    )
-    forged = [line for line in body.splitlines() if line.lstrip().startswith("::")]
-    if forged:
-        raise RlcatError(
-            [
-                diag(
-                    "RLC405",
-                    f"{printable(forged[0].strip())} would begin a line with `::`, a CI workflow command",
-                    hint="use --format json (it escapes them) or --format shell",
-                )
-            ]
-        )
-    return str(body)
 
 
 def to_shell(c: Compiled) -> str:

@@ -8,11 +8,12 @@ import sys
 from typing import Any
 
 from rlcat.diagnostics import json_text, printable
-from rlcat.emit.formats import comment_line, yaml_document
 from rlcat.guards import Guard
 from rlcat.pipeline.resolve import Resolved
 from rlcat.pipeline.survey import Cell, Change
+from rlcat.syntax.bash import comment_line
 from rlcat.syntax.hydra_value import render_or_repr
+from rlcat.syntax.yaml_text import yaml_document
 
 
 def render_table(columns: list[str], rows: list[list[str]]) -> str:

@@ -1,5 +1,5 @@
 """The files `rlcat import` writes: the recipe, each setting under a comment naming the source
-line that set it, and the new catalog entries. Values go through emit.formats.yaml_document and
+line that set it, and the new catalog entries. Values go through syntax.yaml_text.yaml_document and
 comments through comment_line, so nothing from the source can start a line of its own."""
 
 from __future__ import annotations
@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rlcat.emit.formats import comment_line, yaml_document
 from rlcat.importer.entries import NewEntry
 from rlcat.importer.solve import Solution
 from rlcat.importer.source import SourceRun, SourceSetting
 from rlcat.model.recipe import Provenance, Recipe
+from rlcat.syntax.bash import comment_line
+from rlcat.syntax.yaml_text import yaml_document
 
 _MAX_NOTES = 4  # source lines named above one setting; more are counted
 

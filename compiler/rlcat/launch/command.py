@@ -10,8 +10,9 @@ import shlex
 from dataclasses import dataclass, field
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag
-from rlcat.emit.formats import override_texts, refuse_unwritable, shell_word
+from rlcat.emit.formats import override_texts, refuse_unwritable
 from rlcat.pipeline.assemble import Compiled
+from rlcat.syntax.bash import shell_word
 
 # Ray's own switch for token authentication (Ray >= 2.52). Left unset, Ray 2.60 turns token auth on
 # by itself once a `~/.ray/auth_token` exists, and every client that assumed otherwise fails.
@@ -64,7 +65,7 @@ class LaunchCommand:
         return sum(p.gpus for p in self.pools)
 
     def bash_line(self) -> str:
-        """The argv as one bash command line (emit.formats.shell_word: `$'...'` for hidden characters)."""
+        """The argv as one bash command line (syntax.bash.shell_word: `$'...'` for hidden characters)."""
         return " ".join(shell_word(word) for word in self.argv)
 
     def posix_line(self) -> str:

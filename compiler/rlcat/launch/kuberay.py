@@ -15,11 +15,11 @@ from typing import Any
 
 from rlcat import __version__
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
-from rlcat.emit.formats import shell_word
 from rlcat.launch import checks
 from rlcat.launch.base import Launch, Target, image_of
 from rlcat.launch.command import RAY_AUTH_MODE, ray_accelerator
 from rlcat.launch.yaml_text import yaml_artifact
+from rlcat.syntax.bash import shell_word
 
 # The extended resource a GPU node advertises, by vendor (device plugins of NVIDIA, AMD, Huawei).
 GPU_RESOURCE = {"nvidia": "nvidia.com/gpu", "amd": "amd.com/gpu", "huawei": "huawei.com/Ascend910"}

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from rlcat import __version__
 from rlcat.diagnostics import Diagnostic
-from rlcat.emit.formats import comment_line, shell_word
 from rlcat.launch import checks
 from rlcat.launch.base import Launch, Target
 from rlcat.launch.command import ray_accelerator
+from rlcat.syntax.bash import comment_line, shell_word
 
 # Constant text: the script passes it the plan's numbers as arguments, never as code.
 PREFLIGHT = """import os, sys

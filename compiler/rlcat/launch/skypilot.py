@@ -2,7 +2,7 @@
 examples/tutorial/skypilot: rank 0 starts the Ray head, waits until every node and GPU has joined
 (polling, with a deadline), and runs the trainer; the other ranks join the head.
 
-The plan's env is exported at the top of `run:` (quoted for bash by emit.formats.shell_word), so
+The plan's env is exported at the top of `run:` (quoted for bash by syntax.bash.shell_word), so
 every node has it before `ray start` and the raylets pass it to every worker (failure mode 3 of
 launch_facts: env set after `ray start` never reaches the workers)."""
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from rlcat import __version__
-from rlcat.emit.formats import shell_word
 from rlcat.launch.base import Launch, Target, image_of
 from rlcat.launch.command import ray_accelerator
 from rlcat.launch.yaml_text import yaml_artifact
+from rlcat.syntax.bash import shell_word
 
 RAY_PORT = 6379
 DASHBOARD_PORT = 8265

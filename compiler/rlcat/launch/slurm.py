@@ -17,7 +17,7 @@ their failure modes; the numbers are launch_facts' A.3 table):
   of starting a local one (2);
 - `srun --overlap` on every step (5), fail fast when a node's step dies, and a `trap` teardown.
 
-The script's bash text is built from escaped words only: every value through emit.formats.shell_word,
+The script's bash text is built from escaped words only: every value through syntax.bash.shell_word,
 every comment through comment_line. sbatch and its follow-up are in slurm_submit.py.
 """
 
@@ -27,7 +27,6 @@ import re
 
 from rlcat import __version__
 from rlcat.diagnostics import Diagnostic, Where, diag
-from rlcat.emit.formats import comment_line, shell_word
 from rlcat.launch import checks
 from rlcat.launch.base import Console, Launch, Target, image_of
 from rlcat.launch.command import EnvVar, ray_accelerator
@@ -35,6 +34,7 @@ from rlcat.launch.env_probe import SLURM_PROBE
 from rlcat.launch.skypilot import WAIT_FOR_CLUSTER
 from rlcat.launch.slurm_container import container_of, runtime
 from rlcat.launch.slurm_submit import submit_batch
+from rlcat.syntax.bash import comment_line, shell_word
 
 # Per-job Ray ports: base + offset, the base from the job id (dagster-slurm #65), above Ray's
 # default worker port range (10002-19999) and below the kernel's usual ephemeral range.

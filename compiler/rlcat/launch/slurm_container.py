@@ -20,8 +20,8 @@ import itertools
 import shlex
 from dataclasses import dataclass
 
-from rlcat.emit.formats import shell_word
 from rlcat.launch.base import Launch, image_of
+from rlcat.syntax.bash import shell_word
 
 CONTAINERS = ("docker", "podman", "apptainer", "pyxis", "none")
 # the container's name on every node; one job, one name (a job id is unique on the cluster)

@@ -1,5 +1,5 @@
 """YAML artifacts (SkyPilot task, RayJob manifest) with scripts as literal blocks, so a reviewer
-reads the run script as it runs. The safety rules are emit.formats.yaml_document's: the data is
+reads the run script as it runs. The safety rules are syntax.yaml_text.yaml_document's: the data is
 passed through it first (it refuses hidden characters and lines that would start a CI workflow
 command), and the literal layout is checked for the same lines again."""
 
@@ -11,7 +11,8 @@ from typing import Any
 import yaml
 
 from rlcat.diagnostics import RlcatError, diag, printable
-from rlcat.emit.formats import comment_line, yaml_document
+from rlcat.syntax.bash import comment_line
+from rlcat.syntax.yaml_text import yaml_document
 
 _HINT = "use --target ray-job (JSON escapes it)"
 

@@ -18,7 +18,7 @@ import yaml
 
 from rlcat.catalog import KIND_DIRS, display_path
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, printable
-from rlcat.emit.formats import override_key, yaml_document
+from rlcat.emit.formats import override_key
 from rlcat.files import write_whole
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.results import Result
@@ -27,6 +27,7 @@ from rlcat.pipeline.load import parse_value, parse_yaml, read_text
 from rlcat.pipeline.resolve import validate_document
 from rlcat.runs.metrics import STEP_TIME_KEY, THROUGHPUT_KEY, MetricsSummary, Tracked, read_metrics
 from rlcat.runs.plan_file import PLAN_FILE, RecordedPlan, read_plan_file
+from rlcat.syntax.yaml_text import yaml_document
 
 SCHEMA_LINE = "# yaml-language-server: $schema=../../schemas/result.schema.json"
 MAX_VAL_KEYS = 8  # validation keys that become scalars and series

@@ -9,8 +9,8 @@ import re
 from typing import Any
 
 from rlcat.diagnostics import RlcatError
-from rlcat.emit.formats import yaml_document
 from rlcat.model.recipe import Recipe
+from rlcat.syntax.yaml_text import yaml_document
 
 # Written by the child itself, never copied from the parent.
 _OWN_FIELDS = ("name", "extends", "summary")
