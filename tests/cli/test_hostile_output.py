@@ -38,8 +38,8 @@ from rlcat import __version__
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, diag, printable
 from rlcat.emit.formats import FORMATS
 from rlcat.emit.reporters import github, sarif, text
+from rlcat.model.plan import Layer, Origin, Setting
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
-from rlcat.pipeline.plan import Layer, Origin, Setting
 from rlcat.syntax.bash import shell_word
 
 from conftest import REPO, Result

@@ -19,8 +19,8 @@ from rlcat.catalog import Catalog
 from rlcat.diagnostics import ExitCode, RlcatError, Severity
 from rlcat.guards import REGISTRY
 from rlcat.guards.base import DOC_SECTIONS
+from rlcat.model.plan import Layer
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
-from rlcat.pipeline.plan import Layer
 
 CASES_DIR = Path(__file__).parent.parent / "guards"
 

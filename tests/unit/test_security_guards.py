@@ -23,8 +23,8 @@ from rlcat.guards.security.environment import (
     hazard,
 )
 from rlcat.guards.security.remote_code import shipped_hf_id
+from rlcat.model.plan import Layer, Origin, Plan, Setting
 from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.plan import Layer, Origin, Plan, Setting
 from rlcat.pipeline.survey import matrix
 
 from conftest import REPO, Result

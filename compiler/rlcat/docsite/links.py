@@ -6,7 +6,7 @@ import posixpath
 import re
 
 from rlcat.docsite.md import anchor, esc, link
-from rlcat.pipeline.plan import Layer, Origin
+from rlcat.model.plan import Layer, Origin
 
 DIRS = {
     "recipe": "recipes",

@@ -21,9 +21,9 @@ from rlcat.docsite.placements import placement_md
 from rlcat.docsite.results import recipe_results_md
 from rlcat.emit.formats import FORMATS, override_text, override_texts
 from rlcat.model.axes import SPLIT_MODES
+from rlcat.model.plan import Setting
 from rlcat.model.recipe import Provenance
 from rlcat.pipeline.assemble import Compiled
-from rlcat.pipeline.plan import Setting
 from rlcat.pipeline.survey import diff
 from rlcat.syntax.hydra_value import render_or_repr
 

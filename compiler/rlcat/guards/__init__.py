@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from rlcat.catalog import origin_note
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, suggestion_hint
 from rlcat.guards.base import REGISTRY, Affects, Allowance, Context, Finding, Guard
-from rlcat.pipeline.plan import REMOVED, Layer, Origin, Setting
+from rlcat.model.plan import REMOVED, Layer, Origin, Setting
 from rlcat.syntax.hydra_value import render_or_repr
 
 for _module in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):

@@ -14,7 +14,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from rlcat.diagnostics import Severity
-from rlcat.pipeline.plan import History, Plan, Setting
+from rlcat.model.plan import History, Plan, Setting
 from rlcat.pipeline.platform import allows
 from rlcat.verl.index import KeyIndex
 

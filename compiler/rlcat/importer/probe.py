@@ -19,9 +19,9 @@ from pydantic import BaseModel, ValidationError
 
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.fields import value_type
+from rlcat.model.plan import Layer, Origin, Setting
 from rlcat.model.recipe import Recipe
 from rlcat.pipeline.lower import Lowered, Target, lower
-from rlcat.pipeline.plan import Layer, Origin, Setting
 from rlcat.pipeline.resolve import Resolved, Source
 
 Doc = Literal["recipe", "model", "dataset"]

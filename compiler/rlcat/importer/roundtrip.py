@@ -17,8 +17,8 @@ from rlcat.guards import Allowance
 from rlcat.importer.compare import as_launched, same
 from rlcat.importer.solve import Solution
 from rlcat.importer.source import SourceRun
+from rlcat.model.plan import Layer
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
-from rlcat.pipeline.plan import Layer
 from rlcat.syntax.hydra_value import render_or_repr
 
 

@@ -40,7 +40,7 @@ from rlcat.diagnostics import (
     suggestion_hint,
 )
 from rlcat.guards import Context, run_guards
-from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting
+from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
 from rlcat.syntax.hydra_value import HydraValueError, Interpolation, key_problem
 from rlcat.verl.check import check

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from rlcat.diagnostics import Diagnostic, diag
-from rlcat.pipeline.plan import REMOVED, Layer, Origin, Plan, Setting
+from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting
 
 if TYPE_CHECKING:  # the guards import `allows`: a cold `rlcat lint` loads no recipe model
     from rlcat.model.platform import PlatformProfile, Tweak

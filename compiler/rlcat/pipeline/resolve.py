@@ -20,11 +20,11 @@ from rlcat.catalog import Catalog, Kind, display_path, kind_at, origin_note, wal
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, dotted, suggestion_hint
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.catalog import DatasetEntry, ModelEntry
+from rlcat.model.plan import Layer, Origin
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
 from rlcat.model.validate import validate
 from rlcat.pipeline.load import Document, Path_, WhereKey, load_yaml, read_value, with_yaml11_hints
-from rlcat.pipeline.plan import Layer, Origin
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -21,8 +21,8 @@ from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, json_text
 from rlcat.emit.explain import origins_data
 from rlcat.emit.formats import override_key, plan_data, plan_fingerprint
 from rlcat.files import write_whole
+from rlcat.model.plan import Layer, Origin, Plan, Setting
 from rlcat.pipeline.assemble import METRICS_FILE, Compiled
-from rlcat.pipeline.plan import Layer, Origin, Plan, Setting
 from rlcat.verl.check import Override
 
 PLAN_FILE = "plan.json"

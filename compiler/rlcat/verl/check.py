@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlcat.diagnostics import Diagnostic, Severity, Where, diag, suggestion_hint
-from rlcat.pipeline.plan import Plan, Setting
+from rlcat.model.plan import Plan, Setting
 from rlcat.syntax.hydra_value import (
     UnrenderableValue,
     check_renderable,

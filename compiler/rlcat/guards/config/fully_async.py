@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
-from rlcat.pipeline.plan import same_value
+from rlcat.model.plan import same_value
 from rlcat.verl.names import ARF
 
 FULLY_ASYNC = {

@@ -7,8 +7,8 @@ from functools import cache
 from typing import Any
 
 from rlcat.diagnostics import Diagnostic, diag
+from rlcat.model.plan import Layer, Origin, Setting
 from rlcat.model.platform import PlatformProfile
-from rlcat.pipeline.plan import Layer, Origin, Setting
 from rlcat.pipeline.resolve import Resolved
 
 
