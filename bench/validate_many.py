@@ -148,12 +148,12 @@ def count_plans() -> None:
 
 def run_validate(root: Path, *, cached: bool) -> tuple[float, Any, int]:
     """One `rlcat validate <root>` in this process: seconds, the report, plans compiled."""
-    import rlcat.pipeline.load
+    import rlcat.read.document
     from rlcat.catalog import Catalog
     from rlcat.pipeline.validate_files import validate_paths
 
     if not cached:
-        rlcat.pipeline.load._parsed.clear()  # every file read and parsed again, as in a fresh process
+        rlcat.read.document._parsed.clear()  # every file read and parsed again, as in a fresh process
     _plans[0] = 0
     t = time.perf_counter()
     report = validate_paths([root], Catalog.default([root]))
@@ -199,9 +199,9 @@ def fresh_process(root: Path) -> float | None:
 
 
 def profile(root: Path, top: int = 15) -> str:
-    import rlcat.pipeline.load
+    import rlcat.read.document
 
-    rlcat.pipeline.load._parsed.clear()
+    rlcat.read.document._parsed.clear()
     prof = cProfile.Profile()
     prof.enable()
     run_validate(root, cached=False)

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from rlcat.pipeline.load import MAX_BYTES
+from rlcat.files import MAX_BYTES
 
 from conftest import REPO, Result
 

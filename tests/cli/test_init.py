@@ -19,8 +19,8 @@ import yaml
 
 from rlcat import __version__ as VERSION
 from rlcat.cli.schemas import schema_files
-from rlcat.pipeline.load import load_yaml
 from rlcat.project import read_project
+from rlcat.read.document import load_yaml
 from rlcat.scaffold import HOOK, LINT_HOOK, PRE_COMMIT_CONFIG, WORKFLOW, team_files
 
 from conftest import REPO, Result

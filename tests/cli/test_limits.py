@@ -28,8 +28,9 @@ import pytest
 
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import ExitCode
-from rlcat.pipeline.load import MAX_BYTES, MAX_EXPANDED_CHARS
+from rlcat.files import MAX_BYTES
 from rlcat.pipeline.resolve import MAX_EXTENDS, load_recipe_source
+from rlcat.read.nodes import MAX_EXPANDED_CHARS
 
 from conftest import REPO, Result
 

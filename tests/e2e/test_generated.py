@@ -89,11 +89,11 @@ def test_import_contract_is_kept() -> None:
     ("module", "line", "contract"),
     [
         ("diagnostics.py", "import rlcat.cli\n", "flows one way"),
-        ("pipeline/load.py", "import rlcat.pipeline.resolve\n", "flows one way"),
+        ("read/document.py", "import rlcat.pipeline.resolve\n", "flows one way"),
         ("docsite/md.py", "import rlcat.docsite.generate\n", "cycles inside a folder"),
         ("verl/index.py", "import hydra\n", "never imports Hydra"),
     ],
-    ids=["data-imports-the-cli", "load-imports-resolve", "docsite-cycle", "hydra-on-the-compile-path"],
+    ids=["data-imports-the-cli", "read-imports-resolve", "docsite-cycle", "hydra-on-the-compile-path"],
 )
 def test_import_contract_catches_a_breach(tmp_path: Path, module: str, line: str, contract: str) -> None:
     """The contract is not vacuous: one import added against it, in a copy of the package, breaks it."""

@@ -16,7 +16,6 @@ from rlcat.guards import Allowance, Context, run_guards
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting, same_value
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.load import with_yaml11_hints
 from rlcat.pipeline.lower import Lowered, Target, lower
 from rlcat.pipeline.lower.common import split_prefix
 from rlcat.pipeline.platform import platform_env, platform_tweaks, profile_names, required_env_conflicts
@@ -31,6 +30,7 @@ from rlcat.pipeline.resolve import (
     resolve,
     validate_recipe,
 )
+from rlcat.read.document import with_yaml11_hints
 from rlcat.syntax.hydra_value import HydraValueError, Interpolation
 from rlcat.syntax.hydra_value import parse as parse_hydra_value
 from rlcat.verl import index as verl_index

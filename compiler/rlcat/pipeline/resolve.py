@@ -24,7 +24,9 @@ from rlcat.model.plan import Layer, Origin
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
 from rlcat.model.validate import validate
-from rlcat.pipeline.load import Document, Path_, WhereKey, load_yaml, read_value, with_yaml11_hints
+from rlcat.read.document import Document, WhereKey, load_yaml, with_yaml11_hints
+from rlcat.read.nodes import Path_
+from rlcat.read.values import read_value
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, RlcatError, diag, suggestion_hint
 from rlcat.model.results import Result
-from rlcat.pipeline.load import Document
 from rlcat.pipeline.resolve import load_recipe_source, resolve
+from rlcat.read.document import Document
 
 
 def result_problems(result: Result, doc: Document, catalog: Catalog) -> list[Diagnostic]:

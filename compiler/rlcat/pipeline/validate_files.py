@@ -23,7 +23,6 @@ from rlcat.model.platform import PlatformProfile
 from rlcat.model.project import ProjectSettings
 from rlcat.model.results import Result
 from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.load import Document, load_yaml
 from rlcat.pipeline.resolve import (
     check_name,
     load_recipe_source,
@@ -33,6 +32,7 @@ from rlcat.pipeline.resolve import (
     validate_document,
 )
 from rlcat.pipeline.result_checks import result_problems
+from rlcat.read.document import Document, load_yaml
 from rlcat.verl.index import available_versions
 
 # A recipe is checked on the project file's platforms (by default the two primary ones) and on every
