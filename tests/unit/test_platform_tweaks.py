@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rlcat.catalog import Catalog
+from rlcat.lower.platform import tweak_applies
 from rlcat.model.plan import Layer
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
-from rlcat.pipeline.platform import tweak_applies
 from rlcat.pipeline.resolve import load_platform, load_recipe_source, resolve
 
 from conftest import SEED_RECIPES

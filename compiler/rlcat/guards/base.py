@@ -14,8 +14,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from rlcat.diagnostics import Severity
+from rlcat.lower.platform import allows
 from rlcat.model.plan import History, Plan, Setting
-from rlcat.pipeline.platform import allows
 from rlcat.verl.index import KeyIndex
 
 if TYPE_CHECKING:

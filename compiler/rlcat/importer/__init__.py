@@ -26,8 +26,8 @@ from rlcat.importer.roundtrip import Report, prove, render_report, share
 from rlcat.importer.solve import Solution, Solver
 from rlcat.importer.source import SourceRun, read_source
 from rlcat.importer.write import entry_text, recipe_text
+from rlcat.lower.context import Target
 from rlcat.model.recipe import Provenance
-from rlcat.pipeline.lower import Target
 from rlcat.pipeline.resolve import load_platform
 from rlcat.verl.index import groups
 

@@ -1,7 +1,7 @@
 """What the lowering does with each field, learnt by running it: no table of verl keys lives here.
 
 A `Draft` is a recipe and its model and dataset entries as plain data. `Trial.lower` validates a
-draft with the pydantic models and lowers it as a compile does (pipeline.lower), in well under a
+draft with the pydantic models and lowers it as a compile does (lower), in well under a
 millisecond. `probe` sets one field at a time to two probe values and records the verl keys whose
 setting names that field (`Origin.field`) and the keys whose value moved: a field added to the
 schema and its lowering is picked up without a line changed here.
@@ -17,11 +17,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from rlcat.lower.context import Lowered, Target
+from rlcat.lower.steps import lower
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.fields import value_type
 from rlcat.model.plan import Layer, Origin, Setting
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.lower import Lowered, Target, lower
 from rlcat.pipeline.resolve import Resolved, Source
 
 Doc = Literal["recipe", "model", "dataset"]

@@ -37,11 +37,11 @@ from rlcat.importer.probe import (
     probe_values,
 )
 from rlcat.importer.source import SourceRun, SourceSetting
+from rlcat.lower.context import Lowered, Target
 from rlcat.model import axes as axis_values
 from rlcat.model.fields import value_type
 from rlcat.model.plan import Layer, Origin, Setting
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.lower import Lowered, Target
 from rlcat.syntax.hydra_value import RequestedInterpolation, UnrenderableValue, check_renderable
 from rlcat.verl.check import type_matches
 from rlcat.verl.index import KeyIndex, available_versions, load_index

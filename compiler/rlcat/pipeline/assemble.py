@@ -13,12 +13,13 @@ from rlcat.arguments import split_assignment
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from rlcat.guards import Allowance, Context, run_guards
+from rlcat.lower.common import split_prefix
+from rlcat.lower.context import Lowered, Target
+from rlcat.lower.platform import platform_env, platform_tweaks, profile_names, required_env_conflicts
+from rlcat.lower.steps import lower
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting, same_value
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.lower import Lowered, Target, lower
-from rlcat.pipeline.lower.common import split_prefix
-from rlcat.pipeline.platform import platform_env, platform_tweaks, profile_names, required_env_conflicts
 from rlcat.pipeline.resolve import (
     Resolved,
     Source,

@@ -8,11 +8,11 @@ from typing import Any, Protocol
 
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import RlcatError, Severity, is_guard_code
+from rlcat.lower.platform import profile_names
 from rlcat.model.axes import SPLIT_MODES
 from rlcat.model.plan import Plan, Setting
 from rlcat.model.recipe import Recipe
 from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.platform import profile_names
 from rlcat.pipeline.resolve import Resolved, load_platform, load_recipe_source, platform_block, resolve
 from rlcat.verl.check import Override
 

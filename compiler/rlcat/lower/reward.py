@@ -10,8 +10,8 @@ setting's alternatives, for a release whose index lacks the `reward.*` name.
 
 from __future__ import annotations
 
-from rlcat.pipeline.lower.common import launch_path
-from rlcat.pipeline.lower.context import Lowering
+from rlcat.lower.common import launch_path
+from rlcat.lower.context import Lowering
 
 MANAGER = "reward.reward_manager.name"
 

@@ -6,8 +6,8 @@ from dataclasses import replace
 from typing import Any
 
 from rlcat.diagnostics import diag
+from rlcat.lower.context import Lowering
 from rlcat.model.paths import split_placeholder
-from rlcat.pipeline.lower.context import Lowering
 from rlcat.syntax.hydra_value import Interpolation, inert
 from rlcat.verl.names import ARF
 

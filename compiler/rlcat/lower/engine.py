@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rlcat.pipeline.lower.common import flatten
-from rlcat.pipeline.lower.context import Lowering, axis
+from rlcat.lower.common import flatten
+from rlcat.lower.context import Lowering, axis
 from rlcat.verl.names import ARF
 
 

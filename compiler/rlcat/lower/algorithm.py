@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rlcat.pipeline.lower.context import Lowering, axis
+from rlcat.lower.context import Lowering, axis
 from rlcat.verl.names import ARF
 
 ESTIMATOR = {"grpo": "grpo", "dapo": "grpo", "ppo": "gae"}

@@ -7,7 +7,7 @@ weights one step old while the trainer trains on the current one)."""
 
 from __future__ import annotations
 
-from rlcat.pipeline.lower.context import Lowering, invariant
+from rlcat.lower.context import Lowering, invariant
 from rlcat.verl.names import ARF, FULLY_ASYNC_MAIN, MAIN_PPO, ONE_STEP_OFF_MAIN
 
 

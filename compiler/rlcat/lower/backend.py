@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from rlcat.lower.common import flatten, launch_path, split_prefix
+from rlcat.lower.context import Lowering, axis
 from rlcat.model.plan import Origin
-from rlcat.pipeline.lower.common import flatten, launch_path, split_prefix
-from rlcat.pipeline.lower.context import Lowering, axis
 from rlcat.verl import index as verl_index
 from rlcat.verl.names import ARF
 

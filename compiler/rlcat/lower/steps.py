@@ -1,10 +1,10 @@
-"""Recipe → settings, one module per axis (mode, algorithm, backend, engine) plus the shared parts."""
+"""The lowering steps in the order their overrides are printed, and `lower`, which runs them."""
 
 from __future__ import annotations
 
-from rlcat.pipeline.lower.algorithm import lower_algorithm
-from rlcat.pipeline.lower.backend import lower_backend
-from rlcat.pipeline.lower.common import (
+from rlcat.lower.algorithm import lower_algorithm
+from rlcat.lower.backend import lower_backend
+from rlcat.lower.common import (
     lower_actor_optim,
     lower_batch,
     lower_data,
@@ -13,10 +13,10 @@ from rlcat.pipeline.lower.common import (
     lower_rollout,
     lower_trainer,
 )
-from rlcat.pipeline.lower.context import Lowered, Lowering, Target
-from rlcat.pipeline.lower.engine import lower_engine
-from rlcat.pipeline.lower.mode import lower_mode
-from rlcat.pipeline.lower.reward import lower_reward
+from rlcat.lower.context import Lowered, Lowering, Target
+from rlcat.lower.engine import lower_engine
+from rlcat.lower.mode import lower_mode
+from rlcat.lower.reward import lower_reward
 from rlcat.pipeline.resolve import Resolved
 
 # The order here is the order overrides are printed in: data, algorithm and reward, model and actor, rollout,
@@ -43,6 +43,3 @@ def lower(resolved: Resolved, target: Target) -> Lowered:
     for step in STEPS:
         step(lo)
     return lo.out
-
-
-__all__ = ["Lowered", "Target", "lower"]
