@@ -45,7 +45,8 @@ def write_catalog(folder: Path, count: int) -> None:
     """A team catalog: the shipped models, datasets and platforms, the seed recipes (not the
     upstream examples), and `count` measured results over those recipes, each on its own mode."""
     from rlcat.catalog import Catalog
-    from rlcat.pipeline.resolve import load_recipe_source, resolve
+    from rlcat.resolve.extends import load_recipe_source
+    from rlcat.resolve.recipe import resolve
 
     shutil.copytree(REPO / "catalog", folder / "catalog", ignore=shutil.ignore_patterns("results"))
     (folder / "recipes").mkdir()

@@ -523,7 +523,7 @@ def _replacement(kind: Kind, name: str, path: Path, hidden: Path, builtin: bool)
     )
 
 
-# How a finding moved off a file it pointed at names that file (pipeline.resolve.relocate, guards).
+# How a finding moved off a file it pointed at names that file (resolve.findings.relocate, guards).
 _NOTE_PREFIX: dict[Kind, str] = {
     "recipe": "inherited from",
     "model": "from model",

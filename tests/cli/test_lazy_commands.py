@@ -38,7 +38,7 @@ def test_lint_loads_no_other_command() -> None:
 def test_a_cold_lint_loads_neither_typer_nor_pydantic() -> None:
     """`rlcat lint SCRIPT` parses its own arguments and checks a script without the recipe models:
     Typer, pydantic and PyYAML were most of its start-up (bench/lint_scripts.py)."""
-    heavy = ("typer", "pydantic", "pydantic_core", "yaml", "rlcat.model.recipe", "rlcat.pipeline.resolve")
+    heavy = ("typer", "pydantic", "pydantic_core", "yaml", "rlcat.model.recipe", "rlcat.resolve")
     assert _modules_after(f"from rlcat.cli import main\nmain(['lint', {str(SCRIPT)!r}])", heavy) == []
 
 

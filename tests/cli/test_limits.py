@@ -29,8 +29,8 @@ import pytest
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import ExitCode
 from rlcat.files import MAX_BYTES
-from rlcat.pipeline.resolve import MAX_EXTENDS, load_recipe_source
 from rlcat.read.nodes import MAX_EXPANDED_CHARS
+from rlcat.resolve.extends import MAX_EXTENDS, load_recipe_source
 
 from conftest import REPO, Result
 

@@ -89,7 +89,7 @@ def test_import_contract_is_kept() -> None:
     ("module", "line", "contract"),
     [
         ("diagnostics.py", "import rlcat.cli\n", "flows one way"),
-        ("read/document.py", "import rlcat.pipeline.resolve\n", "flows one way"),
+        ("read/document.py", "import rlcat.resolve\n", "flows one way"),
         ("docsite/md.py", "import rlcat.docsite.generate\n", "cycles inside a folder"),
         ("verl/index.py", "import hydra\n", "never imports Hydra"),
     ],

@@ -11,7 +11,8 @@ import yaml
 
 from rlcat.catalog import KIND_DIRS, Catalog
 from rlcat.model.axes import NAME_PATTERN
-from rlcat.pipeline.resolve import load_recipe_source, resolve
+from rlcat.resolve.extends import load_recipe_source
+from rlcat.resolve.recipe import resolve
 
 from conftest import REPO, SEED_RECIPES
 
@@ -63,7 +64,7 @@ def test_every_recipe_has_golden_files() -> None:
 
 def test_every_profile_covers_every_cell_with_a_source() -> None:
     from rlcat.model.axes import BACKENDS, ENGINES, MODES
-    from rlcat.pipeline.resolve import load_platform
+    from rlcat.resolve.entries import load_platform
 
     catalog = Catalog.default()
     for name in catalog.names("platform"):

@@ -9,7 +9,9 @@ from rlcat.catalog import Catalog
 from rlcat.lower.platform import tweak_applies
 from rlcat.model.plan import Layer
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
-from rlcat.pipeline.resolve import load_platform, load_recipe_source, resolve
+from rlcat.resolve.entries import load_platform
+from rlcat.resolve.extends import load_recipe_source
+from rlcat.resolve.recipe import resolve
 
 from conftest import SEED_RECIPES
 

@@ -20,8 +20,8 @@ from rlcat.docsite.recipes import recipe_page, recipes_index
 from rlcat.model.names import parse_recipe_name
 from rlcat.model.recipe import Recipe
 from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.resolve import load_platform
 from rlcat.pipeline.survey import resolve_recipe
+from rlcat.resolve.entries import load_platform
 
 from conftest import PLATFORMS, REPO, SEED_RECIPES, UPSTREAM_RECIPES
 

@@ -11,7 +11,7 @@ from rlcat.cli.common import CatalogOpt, TableFormatOpt
 from rlcat.cli.report import catalog_for, write_output
 from rlcat.emit.tables import render_guard_page, render_guards
 from rlcat.guards import REGISTRY, find_guard
-from rlcat.pipeline.resolve import load_platform
+from rlcat.resolve.entries import load_platform
 
 
 @app.command(

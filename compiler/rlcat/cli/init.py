@@ -17,7 +17,7 @@ from rlcat.cli.schemas import schema_files
 from rlcat.diagnostics import Diagnostic, RlcatError, diag, printable
 from rlcat.files import NotARegularFile, atomic_write, file_kind
 from rlcat.model.project import ProjectSettings
-from rlcat.pipeline.resolve import load_recipe_source
+from rlcat.resolve.extends import load_recipe_source
 from rlcat.scaffold import team_files
 from rlcat.scaffold.child import child_recipe
 

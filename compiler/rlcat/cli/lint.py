@@ -180,7 +180,7 @@ def _platform(name: str | None, verl: str | None, catalog: list[Path] | None) ->
     cat = catalog_for(catalog)
     cat.find("platform", name, key="--platform")  # an unknown platform is a usage error, as in validate
     # a platform profile is a pydantic model: loaded only when --platform asks for one
-    from rlcat.pipeline.resolve import load_platform
+    from rlcat.resolve.entries import load_platform
 
     profile, _ = load_platform(name, cat)
     return profile

@@ -18,8 +18,8 @@ from rlcat.cli.report import catalog_for, print_escaped, write_output
 from rlcat.cli.schemas import DEFAULT_FOLDER
 from rlcat.diagnostics import RlcatError, diag, printable
 from rlcat.model.axes import NAME_PATTERN
-from rlcat.pipeline.resolve import load_recipe_source
 from rlcat.project import Project, find_project
+from rlcat.resolve.extends import load_recipe_source
 from rlcat.scaffold.child import child_recipe
 
 MAX_NAME = 100  # as model/base.py's Name

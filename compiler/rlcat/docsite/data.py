@@ -19,8 +19,10 @@ from rlcat.model.platform import PlatformProfile, SupportCell
 from rlcat.model.recipe import Recipe
 from rlcat.model.results import Result
 from rlcat.pipeline.assemble import Compiled, Request, compile_request
-from rlcat.pipeline.resolve import Resolved, load_entry, load_platform, load_recipe_source, resolve
 from rlcat.pipeline.survey import axis_values
+from rlcat.resolve.entries import load_entry, load_platform
+from rlcat.resolve.extends import load_recipe_source
+from rlcat.resolve.recipe import Resolved, resolve
 from rlcat.runs.results import load_results
 
 

@@ -28,7 +28,7 @@ from rlcat.importer.source import SourceRun, read_source
 from rlcat.importer.write import entry_text, recipe_text
 from rlcat.lower.context import Target
 from rlcat.model.recipe import Provenance
-from rlcat.pipeline.resolve import load_platform
+from rlcat.resolve.entries import load_platform
 from rlcat.verl.index import groups
 
 __all__ = [

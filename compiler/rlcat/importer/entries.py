@@ -18,7 +18,7 @@ from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.importer.probe import DOC_MODELS, Doc, Draft, Leaf, base_types, finals, leaves, probe_values
 from rlcat.importer.solve import Evaluation, Solver
 from rlcat.model.axes import NAME_PATTERN
-from rlcat.pipeline.resolve import load_entry
+from rlcat.resolve.entries import load_entry
 
 KINDS: tuple[Doc, ...] = ("model", "dataset")
 

@@ -23,7 +23,8 @@ from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.fields import value_type
 from rlcat.model.plan import Layer, Origin, Setting
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.resolve import Resolved, Source
+from rlcat.resolve.recipe import Resolved
+from rlcat.resolve.source import Source
 
 Doc = Literal["recipe", "model", "dataset"]
 DOC_MODELS: dict[Doc, type[BaseModel]] = {"recipe": Recipe, "model": ModelEntry, "dataset": DatasetEntry}

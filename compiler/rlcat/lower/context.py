@@ -9,7 +9,7 @@ from typing import Any
 from rlcat.diagnostics import Diagnostic, diag
 from rlcat.model.plan import Layer, Origin, Setting
 from rlcat.model.platform import PlatformProfile
-from rlcat.pipeline.resolve import Resolved
+from rlcat.resolve.recipe import Resolved
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from rlcat.lower.context import Lowered, Lowering, Target
 from rlcat.lower.engine import lower_engine
 from rlcat.lower.mode import lower_mode
 from rlcat.lower.reward import lower_reward
-from rlcat.pipeline.resolve import Resolved
+from rlcat.resolve.recipe import Resolved
 
 # The order here is the order overrides are printed in: data, algorithm and reward, model and actor, rollout,
 # critic, layout and mode, trainer, then the recipe's own escape hatches.

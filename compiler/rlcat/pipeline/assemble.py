@@ -20,18 +20,11 @@ from rlcat.lower.steps import lower
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting, same_value
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.resolve import (
-    Resolved,
-    Source,
-    command_line_sets,
-    load_platform,
-    load_recipe_source,
-    merge_layer,
-    platform_block,
-    resolve,
-    validate_recipe,
-)
 from rlcat.read.document import with_yaml11_hints
+from rlcat.resolve.entries import load_platform
+from rlcat.resolve.extends import load_recipe_source
+from rlcat.resolve.recipe import Resolved, resolve, validate_recipe
+from rlcat.resolve.source import Source, command_line_sets, merge_layer, platform_block
 from rlcat.syntax.hydra_value import HydraValueError, Interpolation
 from rlcat.syntax.hydra_value import parse as parse_hydra_value
 from rlcat.verl import index as verl_index

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, RlcatError, diag, suggestion_hint
 from rlcat.model.results import Result
-from rlcat.pipeline.resolve import load_recipe_source, resolve
 from rlcat.read.document import Document
+from rlcat.resolve.extends import load_recipe_source
+from rlcat.resolve.recipe import resolve
 
 
 def result_problems(result: Result, doc: Document, catalog: Catalog) -> list[Diagnostic]:

@@ -13,7 +13,10 @@ from rlcat.model.axes import SPLIT_MODES
 from rlcat.model.plan import Plan, Setting
 from rlcat.model.recipe import Recipe
 from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.resolve import Resolved, load_platform, load_recipe_source, platform_block, resolve
+from rlcat.resolve.entries import load_platform
+from rlcat.resolve.extends import load_recipe_source
+from rlcat.resolve.recipe import Resolved, resolve
+from rlcat.resolve.source import platform_block
 from rlcat.verl.check import Override
 
 

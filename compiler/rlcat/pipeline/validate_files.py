@@ -23,16 +23,12 @@ from rlcat.model.platform import PlatformProfile
 from rlcat.model.project import ProjectSettings
 from rlcat.model.results import Result
 from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.resolve import (
-    check_name,
-    load_recipe_source,
-    recipe_anchors,
-    relocate,
-    resolve,
-    validate_document,
-)
 from rlcat.pipeline.result_checks import result_problems
 from rlcat.read.document import Document, load_yaml
+from rlcat.resolve.entries import check_name, validate_document
+from rlcat.resolve.extends import load_recipe_source
+from rlcat.resolve.findings import recipe_anchors, relocate
+from rlcat.resolve.recipe import resolve
 from rlcat.verl.index import available_versions
 
 # A recipe is checked on the project file's platforms (by default the two primary ones) and on every

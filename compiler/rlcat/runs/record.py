@@ -23,10 +23,10 @@ from rlcat.files import write_whole
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.results import Result
 from rlcat.model.validate import validate
-from rlcat.pipeline.resolve import validate_document
 from rlcat.read.document import parse_yaml
 from rlcat.read.regular_files import read_text
 from rlcat.read.values import parse_value
+from rlcat.resolve.entries import validate_document
 from rlcat.runs.metrics import STEP_TIME_KEY, THROUGHPUT_KEY, MetricsSummary, Tracked, read_metrics
 from rlcat.runs.plan_file import PLAN_FILE, RecordedPlan, read_plan_file
 from rlcat.syntax.yaml_text import yaml_document

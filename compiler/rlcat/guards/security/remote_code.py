@@ -58,7 +58,7 @@ def shipped_hf_id(model_name: str) -> str | None:
     # imported here: reading a catalog entry loads the pydantic models, which the guard modules
     # leave out of a cold `rlcat lint` (guards.base); this guard is one lint skips
     from rlcat.model.catalog import ModelEntry
-    from rlcat.pipeline.resolve import load_entry
+    from rlcat.resolve.entries import load_entry
 
     entry, _ = load_entry("model", model_name, ModelEntry, catalog)
     return entry.hf_id
