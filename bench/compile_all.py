@@ -4,7 +4,7 @@ Run:  python bench/compile_all.py [--repeat N] [--json FILE] [--check]
 
 One process. A sweep compiles every recipe (Catalog.default().names("recipe")) for each engine
 (vllm, sglang) and each platform (Catalog.default().names("platform")) with
-rlcat.pipeline.assemble.compile_request(Request(recipe, platform, engine=engine)) and renders each plan with
+rlcat.compile.assemble.compile_request(Request(recipe, platform, engine=engine)) and renders each plan with
 every format in rlcat.emit.formats.FORMATS. Combinations that raise RlcatError (the recipe does not
 allow that engine, ...) are skipped and counted; the time spent rejecting them stays in the sweep.
 
@@ -41,9 +41,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def sweep(combos: list[tuple[str, str, str]]) -> dict[str, Any]:
     """Compile every combination and render it in every format; times in seconds."""
+    from rlcat.compile.assemble import Request, compile_request
     from rlcat.diagnostics import RlcatError
     from rlcat.emit.formats import FORMATS
-    from rlcat.pipeline.assemble import Request, compile_request
 
     compile_s = render_s = 0.0
     by_format = dict.fromkeys(FORMATS, 0.0)
@@ -130,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     import yaml  # noqa: F401 - timed with the rest of the compile path's imports
 
     from rlcat.catalog import KIND_DIRS, Catalog
+    from rlcat.compile.assemble import compile_request  # noqa: F401
     from rlcat.emit.formats import FORMATS
-    from rlcat.pipeline.assemble import compile_request  # noqa: F401
 
     import_ms = (time.perf_counter() - t0) * 1000
 
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         f"combinations: {r['compiled']} compiled, {r['skipped']} skipped (RlcatError); "
         f"{len(FORMATS)} formats each ({', '.join(FORMATS)})"
     )
-    print(f"imports (yaml, rlcat.catalog, rlcat.pipeline.assemble, rlcat.emit.formats): {import_ms:.1f} ms")
+    print(f"imports (yaml, rlcat.catalog, rlcat.compile.assemble, rlcat.emit.formats): {import_ms:.1f} ms")
     print(f"{args.repeat} measured sweeps interleaved with the reference (+1 cold sweep), {wall:.1f} s\n")
     print(
         table(

@@ -16,7 +16,7 @@ With --baseline TREE (another rlcat source tree, e.g. `git archive REV | tar -x 
 `cli import`, `lint one` and `lint all` run in the same rounds (`python -m rlcat` with TREE/compiler
 first on the path, in TREE): a before/after comparison that a loaded machine stretches alike.
 
-and, in this process after one warm-up call, the lint of all 68 alone (rlcat.pipeline.lint_scripts
+and, in this process after one warm-up call, the lint of all 68 alone (rlcat.survey.lint_scripts
 .lint_paths: reading, key checks and guards; no start-up, no report), median of the same rounds.
 
 Budgets (docs/lint.md): `lint all` <= 1 s (median); `lint one` <= 10x `python`, the median over the
@@ -92,7 +92,7 @@ def run_once(cmd: list[str], env: dict[str, str], cwd: Path = REPO) -> float:
 
 
 def in_process_lint() -> float:
-    from rlcat.pipeline.lint_scripts import lint_paths, newest_release
+    from rlcat.survey.lint_scripts import lint_paths, newest_release
 
     t0 = time.perf_counter()
     lint_paths([SCRIPTS], newest_release())

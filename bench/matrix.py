@@ -2,7 +2,7 @@
 
 Run:  python bench/matrix.py [--repeat N] [--json FILE] [--check]
 
-One sweep runs rlcat.pipeline.survey.matrix(recipe, catalog) for every recipe of the catalog: every
+One sweep runs rlcat.survey.recipes.matrix(recipe, catalog) for every recipe of the catalog: every
 mode × engine × backend cell the recipe allows, on every platform, each compiled with guards and
 the key-index check. The first sweep (fresh process: lazy imports, first validations, index loads)
 is reported on its own; then N sweeps are measured, interleaved with a reference that parses every
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     import yaml
 
     from rlcat.catalog import Catalog
-    from rlcat.pipeline.survey import matrix
+    from rlcat.survey.recipes import matrix
 
     imported = time.perf_counter() - t0
     catalog = Catalog.default()

@@ -12,7 +12,7 @@ The script writes N recipe files (1,000 by default) into a temp folder laid out 
   unknown parent, YAML syntax error, name mismatch, duplicate key, out-of-range value, unknown verl
   key, a path in `extends`).
 
-It then times rlcat.pipeline.validate_files.validate_paths([tmp], Catalog.default([tmp])), which is what
+It then times rlcat.survey.validate_files.validate_paths([tmp], Catalog.default([tmp])), which is what
 `rlcat validate <tmp>` runs: every recipe is loaded, resolved and compiled on each of its target
 platforms (cuda and rocm, plus any platform its `platforms:` block names) with guards and the verl
 key check. Reported:
@@ -133,7 +133,7 @@ _plans = [0]
 
 def count_plans() -> None:
     """Count the plans validate compiles (validate_files compiles once per platform)."""
-    import rlcat.pipeline.validate_files as v
+    import rlcat.survey.validate_files as v
 
     real = getattr(v, "compile_request", None)
     if real is None:  # validate no longer calls it by this name: plans are not counted
@@ -143,14 +143,14 @@ def count_plans() -> None:
         _plans[0] += 1
         return real(*args, **kwargs)
 
-    setattr(v, "compile_request", counting)  # noqa: B010 - rlcat.pipeline.validate_files does not export it
+    setattr(v, "compile_request", counting)  # noqa: B010 - rlcat.survey.validate_files does not export it
 
 
 def run_validate(root: Path, *, cached: bool) -> tuple[float, Any, int]:
     """One `rlcat validate <root>` in this process: seconds, the report, plans compiled."""
     import rlcat.read.document
     from rlcat.catalog import Catalog
-    from rlcat.pipeline.validate_files import validate_paths
+    from rlcat.survey.validate_files import validate_paths
 
     if not cached:
         rlcat.read.document._parsed.clear()  # every file read and parsed again, as in a fresh process
@@ -311,11 +311,11 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         import yaml  # noqa: F401 - timed with the rest of validate's imports
 
-        import rlcat.pipeline.validate_files  # noqa: F401
+        import rlcat.survey.validate_files  # noqa: F401
 
         import_ms = (time.perf_counter() - t0) * 1000
         r = measure(tmp, made, args.repeat, not args.no_process)
-        print(f"imports (yaml, rlcat.pipeline.validate_files): {import_ms:.0f} ms; generated under {tmp}")
+        print(f"imports (yaml, rlcat.survey.validate_files): {import_ms:.0f} ms; generated under {tmp}")
         print(render(r, args.repeat))
         if args.profile or not r["pass"]:
             print("\n" + profile(tmp))

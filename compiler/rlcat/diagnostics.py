@@ -108,7 +108,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC1104": ("script launches no verl trainer", Severity.WARNING),
     "RLC1105": ("variable the script requires is not set", Severity.WARNING),
     "RLC1106": ("shell construct not evaluated", Severity.WARNING),
-    # rlcat lint: what the launches a script makes give verl (rlcat.pipeline.lint_scripts)
+    # rlcat lint: what the launches a script makes give verl (rlcat.survey.lint_scripts)
     "RLC1111": ("launch of an entrypoint rlcat has no key index for", Severity.ERROR),
     "RLC1112": ("entry config or group choice without a key index: keys not checked", Severity.WARNING),
     "RLC1113": ("the same key overridden twice", Severity.WARNING),

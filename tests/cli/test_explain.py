@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import ExitCode
-from rlcat.pipeline.assemble import Request, compile_request
 from rlcat.verl.index import load_index
 
 from conftest import REPO, Result

@@ -35,11 +35,11 @@ import pytest
 import yaml
 
 from rlcat import __version__
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, diag, printable
 from rlcat.emit.formats import FORMATS
 from rlcat.emit.reporters import github, sarif, text
 from rlcat.model.plan import Layer, Origin, Setting
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 from rlcat.syntax.bash import shell_word
 
 from conftest import REPO, Result

@@ -15,7 +15,7 @@ import pytest
 
 from rlcat.catalog import is_builtin_file, origin_note
 from rlcat.diagnostics import diag
-from rlcat.pipeline.validate_files import on_validated_file
+from rlcat.survey.validate_files import on_validated_file
 
 from conftest import REPO, Result
 

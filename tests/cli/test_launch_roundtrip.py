@@ -33,6 +33,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import RlcatError, has_errors, printable
 from rlcat.launch.base import Launch, LaunchOptions, Target
 from rlcat.launch.command import EnvVar, launch_command
@@ -41,7 +42,6 @@ from rlcat.launch.local import Local
 from rlcat.launch.ray_job import RayJob
 from rlcat.launch.skypilot import SkyPilot
 from rlcat.launch.slurm import Slurm
-from rlcat.pipeline.assemble import Request, compile_request
 from rlcat.syntax.hydra_value import render
 
 FAKE_PYTHON = """#!/bin/sh

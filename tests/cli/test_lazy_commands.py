@@ -52,7 +52,7 @@ def test_lint_with_a_platform_loads_the_profile_model() -> None:
 
 def test_lint_loads_none_of_what_only_other_commands_use() -> None:
     # validating catalog files, launching, importing, the docs site, tables and colour
-    others = ("rlcat.pipeline.validate_files", "rlcat.model.results", "rlcat.launch", "rlcat.importer")
+    others = ("rlcat.survey.validate_files", "rlcat.model.results", "rlcat.launch", "rlcat.importer")
     others += ("rlcat.docsite", "rlcat.runs", "rich")
     assert _modules_after(f"from rlcat.cli import main\nmain(['lint', {str(SCRIPT)!r}])", others) == []
 

@@ -21,8 +21,8 @@ import pytest
 from jsonschema import validators
 
 from rlcat.diagnostics import CODES
-from rlcat.pipeline.lint_scripts import SKIPPED_GUARDS
 from rlcat.scripts.parse import MAX_BYTES
+from rlcat.survey.lint_scripts import SKIPPED_GUARDS
 
 from conftest import REPO, Result
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.emit.formats import override_texts, to_shell
-from rlcat.pipeline.assemble import Request, compile_request
 
 from conftest import PLATFORMS, SEED_RECIPES
 

@@ -38,11 +38,11 @@ from typing import Any
 
 import pytest
 
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.launch.base import Launch, LaunchOptions
 from rlcat.launch.command import launch_command
 from rlcat.launch.ray_job import submission
 from rlcat.launch.ray_rest import TERMINAL_STATES, RayJobsClient
-from rlcat.pipeline.assemble import Request, compile_request
 
 from conftest import Result
 

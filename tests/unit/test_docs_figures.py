@@ -9,11 +9,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.docsite.figures import forget_drawings
 from rlcat.docsite.figures.matrix_grid import STATUS_COLOURS, GridCell, cell_gid, matrix_grid_svg
 from rlcat.docsite.figures.placement import ROLE_COLOURS, Layout, layout_of, placement_svg
 from rlcat.docsite.figures.series import Curve, Mark, series_svg
-from rlcat.pipeline.assemble import Request, compile_request
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}href"

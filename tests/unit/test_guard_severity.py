@@ -9,11 +9,11 @@ from pathlib import Path
 
 from test_guards import CASES, _compile
 
+from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Severity
 from rlcat.docsite.catalog_pages import diagnostics_page, guards_index
 from rlcat.guards import REGISTRY
 from rlcat.model.plan import Layer
-from rlcat.pipeline.assemble import Compiled
 
 
 def _fixed_by(result: Compiled, guard_id: str) -> bool:

@@ -16,11 +16,11 @@ import pytest
 import yaml
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.diagnostics import ExitCode, RlcatError, Severity
 from rlcat.guards import REGISTRY
 from rlcat.guards.base import DOC_SECTIONS
 from rlcat.model.plan import Layer
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
 CASES_DIR = Path(__file__).parent.parent / "guards"
 

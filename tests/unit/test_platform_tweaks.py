@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.lower.platform import tweak_applies
 from rlcat.model.plan import Layer
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 from rlcat.resolve.entries import load_platform
 from rlcat.resolve.extends import load_recipe_source
 from rlcat.resolve.recipe import resolve

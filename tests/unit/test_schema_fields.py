@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.diagnostics import RlcatError
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
 RELEASES = {"cuda": "0.9.1", "rocm": "0.9.0", "rocm-7.0.2": "0.7.1"}
 ARF = "actor_rollout_ref"

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity
 from rlcat.guards import REGISTRY
 from rlcat.guards.security.environment import (
@@ -24,8 +25,7 @@ from rlcat.guards.security.environment import (
 )
 from rlcat.guards.security.remote_code import shipped_hf_id
 from rlcat.model.plan import Layer, Origin, Plan, Setting
-from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.survey import matrix
+from rlcat.survey.recipes import matrix
 
 from conftest import REPO, Result
 

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.docsite.config import mkdocs_yml
 from rlcat.docsite.data import load_site
 from rlcat.docsite.recipes import recipe_page, recipes_index
 from rlcat.model.names import parse_recipe_name
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.survey import resolve_recipe
 from rlcat.resolve.entries import load_platform
+from rlcat.survey.recipes import resolve_recipe
 
 from conftest import PLATFORMS, REPO, SEED_RECIPES, UPSTREAM_RECIPES
 

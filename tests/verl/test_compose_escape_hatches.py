@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.dev.compose import compose, flatten, rejected_overrides
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity
 from rlcat.emit.formats import FORMATS, override_texts
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
 from conftest import REPO
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.dev import compose as verl_compose
 from rlcat.emit.formats import override_text, override_texts
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
 from conftest import ENGINES, PLATFORMS
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.dev import compose as verl_compose
 from rlcat.emit.formats import override_text, override_texts
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
 from conftest import ENGINES, PLATFORMS, SEED_RECIPES, UPSTREAM_RECIPES
 

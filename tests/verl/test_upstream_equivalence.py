@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.dev import compose as verl_compose
 from rlcat.emit.formats import override_texts
-from rlcat.pipeline.assemble import Request, compile_request
 
 pytestmark = pytest.mark.compose
 

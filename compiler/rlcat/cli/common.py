@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, TypeAlias
 import typer
 
 from rlcat.cli.report import catalog_for, print_diagnostics
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.emit.formats import FORMATS
 from rlcat.emit.reporters import REPORTERS
 from rlcat.model.axes import ALGORITHMS, BACKENDS, ENGINES, MODES
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 from rlcat.project import find_project
 
 CatalogOpt = Annotated[

@@ -9,10 +9,10 @@ import typer
 from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt, DiffFormatOpt, EngineName
 from rlcat.cli.report import catalog_for, write_output
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import Diagnostic, RlcatError
 from rlcat.emit.tables import render_diff
-from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.survey import diff
+from rlcat.survey.recipes import diff
 
 
 @app.command(

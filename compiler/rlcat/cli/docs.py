@@ -24,8 +24,8 @@ from rlcat.cli.report import catalog_for
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag
 from rlcat.docsite.data import load_site
 from rlcat.docsite.generate import write
-from rlcat.pipeline.validate_files import validate_file
 from rlcat.project import find_project, search_roots
+from rlcat.survey.validate_files import validate_file
 
 ENTRY_KINDS: tuple[Kind, ...] = ("model", "dataset", "platform", "result")
 

@@ -16,8 +16,8 @@ from rlcat.cli.common import (
     compile_plan,
 )
 from rlcat.cli.report import write_output
+from rlcat.compile.assemble import Request
 from rlcat.emit.explain import explain, explain_json, explain_text
-from rlcat.pipeline.assemble import Request
 
 
 @app.command(

@@ -19,8 +19,8 @@ from rlcat.arguments import split_assignment
 from rlcat.cli.report import catalog_for, finish_report, print_escaped, write_output
 from rlcat.diagnostics import ExitCode, RlcatError, diag
 from rlcat.emit.reporters import REPORTERS
-from rlcat.pipeline.lint_scripts import UNREADABLE, check_release, lint_paths, newest_release
 from rlcat.project import find_project, strict_setting
+from rlcat.survey.lint_scripts import UNREADABLE, check_release, lint_paths, newest_release
 
 if TYPE_CHECKING:
     from rlcat.model.platform import PlatformProfile

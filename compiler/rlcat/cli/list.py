@@ -17,7 +17,7 @@ from rlcat.cli.common import (
 )
 from rlcat.cli.report import catalog_for, write_output
 from rlcat.emit.tables import render_list
-from rlcat.pipeline.survey import list_recipes
+from rlcat.survey.recipes import list_recipes
 
 
 @app.command(

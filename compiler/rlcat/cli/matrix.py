@@ -10,7 +10,7 @@ from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt, TableFormatOpt
 from rlcat.cli.report import catalog_for, write_output
 from rlcat.emit.tables import render_matrix
-from rlcat.pipeline.survey import matrix
+from rlcat.survey.recipes import matrix
 
 
 @app.command(

@@ -10,7 +10,7 @@ from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt
 from rlcat.cli.report import catalog_for, print_diagnostics, write_output
 from rlcat.emit.tables import render_resolved
-from rlcat.pipeline.survey import resolve_recipe
+from rlcat.survey.recipes import resolve_recipe
 
 
 @app.command(

@@ -12,8 +12,8 @@ from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt, ReportFormat, ReportOutputOpt, StrictOpt
 from rlcat.cli.report import catalog_for, finish_report
 from rlcat.model.project import ProjectSettings
-from rlcat.pipeline.validate_files import UNREADABLE, validate_paths
 from rlcat.project import find_project
+from rlcat.survey.validate_files import UNREADABLE, validate_paths
 
 
 @app.command(

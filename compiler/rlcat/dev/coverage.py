@@ -23,9 +23,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.diagnostics import RlcatError
 from rlcat.model.fields import field_info, recipe_fields, sample_values, value_type
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
 # fields whose keys are not the schema modelling verl: the escape hatch and the environment
 UNTYPED_FIELDS = ("overrides", "env")

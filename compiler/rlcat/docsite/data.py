@@ -13,17 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, is_guard_code
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile, SupportCell
 from rlcat.model.recipe import Recipe
 from rlcat.model.results import Result
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
-from rlcat.pipeline.survey import axis_values
 from rlcat.resolve.entries import load_entry, load_platform
 from rlcat.resolve.extends import load_recipe_source
 from rlcat.resolve.recipe import Resolved, resolve
 from rlcat.runs.results import load_results
+from rlcat.survey.recipes import axis_values
 
 
 @dataclass

@@ -18,12 +18,12 @@ from packaging.version import Version
 from pydantic import BaseModel
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.diagnostics import RlcatError
 from rlcat.docsite.data import Site
 from rlcat.docsite.links import page, rel
 from rlcat.docsite.md import anchor, breakable_code, code, esc, link, table
 from rlcat.model.fields import field_info, recipe_fields, value_type
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 
 HERE = "fields.md"
 BUILT_IN = "built-in recipes"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, is_guard_code
 from rlcat.docsite.data import Cell, Site
 from rlcat.docsite.links import (
@@ -23,8 +24,7 @@ from rlcat.emit.formats import FORMATS, override_text, override_texts
 from rlcat.model.axes import SPLIT_MODES
 from rlcat.model.plan import Setting
 from rlcat.model.recipe import Provenance
-from rlcat.pipeline.assemble import Compiled
-from rlcat.pipeline.survey import diff
+from rlcat.survey.recipes import diff
 from rlcat.syntax.hydra_value import render_or_repr
 
 

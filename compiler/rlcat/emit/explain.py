@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, diag, json_text, printable, suggestion_hint
 from rlcat.emit.formats import check_one_line_each, override_text
 from rlcat.model.fields import is_recipe_field, recipe_fields
 from rlcat.model.plan import REMOVED, History, Origin
-from rlcat.pipeline.assemble import Compiled
 from rlcat.syntax.hydra_value import render
 from rlcat.verl.index import KeyIndex, load_index
 

@@ -9,8 +9,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rlcat import __version__
+from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag, json_text, printable
-from rlcat.pipeline.assemble import Compiled
 from rlcat.syntax.bash import comment_line, shell_word
 from rlcat.syntax.hydra_value import as_config_value, render
 from rlcat.syntax.yaml_text import yaml_document

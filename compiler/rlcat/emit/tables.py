@@ -9,8 +9,8 @@ from typing import Any
 
 from rlcat.diagnostics import json_text, printable
 from rlcat.guards import Guard
-from rlcat.pipeline.survey import Cell, Change
 from rlcat.resolve.recipe import Resolved
+from rlcat.survey.recipes import Cell, Change
 from rlcat.syntax.bash import comment_line
 from rlcat.syntax.hydra_value import render_or_repr
 from rlcat.syntax.yaml_text import yaml_document

@@ -31,7 +31,7 @@ DOC_SECTIONS = ("**Why**", "**Bad**", "**Good**")
 
 # What a guard reads of the recipe, its model and the platform. The compile path hands it the
 # validated Recipe, ModelEntry and PlatformProfile (pydantic models); `rlcat lint` hands it what a
-# script says, without building those models (pipeline.lint_scripts): a guard module imports no
+# script says, without building those models (survey.lint_scripts): a guard module imports no
 # model, so a cold `rlcat lint` does not load pydantic (bench/lint_scripts.py).
 
 

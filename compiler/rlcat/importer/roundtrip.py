@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, is_guard_code
 from rlcat.guards import Allowance
 from rlcat.importer.compare import as_launched, same
 from rlcat.importer.solve import Solution
 from rlcat.importer.source import SourceRun
 from rlcat.model.plan import Layer
-from rlcat.pipeline.assemble import Compiled, Request, compile_request
 from rlcat.syntax.hydra_value import render_or_repr
 
 

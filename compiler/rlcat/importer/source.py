@@ -17,10 +17,10 @@ from typing import Any, Literal
 import yaml
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
-from rlcat.pipeline.lint_scripts import ENTRY_CONFIGS, entry_module
 from rlcat.read.regular_files import read_text
 from rlcat.scripts import Launch, ScriptReading, read_script
 from rlcat.scripts import read_text as read_script_text
+from rlcat.survey.lint_scripts import ENTRY_CONFIGS, entry_module
 from rlcat.syntax.hydra_value import HydraValueError
 from rlcat.syntax.hydra_value import parse as parse_hydra_value
 

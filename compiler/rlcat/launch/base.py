@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.launch.command import LaunchCommand
-from rlcat.pipeline.assemble import Compiled
 
 # Ray job runtime envs carry these out of a working_dir unless told otherwise (gitignore patterns,
 # as Ray's `excludes` reads them): history, weights and checkpoints that make an upload pass Ray's

@@ -9,9 +9,9 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag
 from rlcat.emit.formats import override_texts, refuse_unwritable
-from rlcat.pipeline.assemble import Compiled
 from rlcat.syntax.bash import shell_word
 
 # Ray's own switch for token authentication (Ray >= 2.52). Left unset, Ray 2.60 turns token auth on

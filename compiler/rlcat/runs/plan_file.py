@@ -3,7 +3,7 @@
 It is the `compile --format json --explain` data (entrypoint, config, overrides, env, the origin of
 each, the fingerprint) plus what a result needs and the plan alone does not say: the recipe's mode,
 engine and backend, its GPU count, the group choices, and the command that makes the plan again.
-Read back, it gives the plan in the shape `pipeline.survey.diff` compares, so `runs compare` shows
+Read back, it gives the plan in the shape `survey.recipes.diff` compares, so `runs compare` shows
 the difference between two runs exactly as `rlcat diff` shows it between two compiles.
 """
 
@@ -17,12 +17,12 @@ from typing import Any
 
 from rlcat import __version__
 from rlcat.catalog import display_path
+from rlcat.compile.assemble import METRICS_FILE, Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, json_text
 from rlcat.emit.explain import origins_data
 from rlcat.emit.formats import override_key, plan_data, plan_fingerprint
 from rlcat.files import write_whole
 from rlcat.model.plan import Layer, Origin, Plan, Setting
-from rlcat.pipeline.assemble import METRICS_FILE, Compiled
 from rlcat.verl.check import Override
 
 PLAN_FILE = "plan.json"

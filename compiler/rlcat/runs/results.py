@@ -14,11 +14,11 @@ from rlcat.diagnostics import Diagnostic, Note, RlcatError, Severity, diag
 from rlcat.emit.formats import UNFINGERPRINTED_ENV, UNFINGERPRINTED_KEYS
 from rlcat.emit.tables import render_diff
 from rlcat.model.results import Result, Scalar
-from rlcat.pipeline.survey import Change, diff
 from rlcat.read.document import load_yaml
 from rlcat.resolve.entries import check_name, validate_document
 from rlcat.runs.plan_file import RecordedPlan, read_plan_file
 from rlcat.runs.record import read_run
+from rlcat.survey.recipes import Change, diff
 
 
 @dataclass

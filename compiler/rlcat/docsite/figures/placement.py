@@ -16,9 +16,9 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rlcat.compile.assemble import Compiled
 from rlcat.docsite.figures.svg import CACHED_FIGURES, axes_at, figure, plain, svg_text, text_width
 from rlcat.launch.command import gpu_pools
-from rlcat.pipeline.assemble import Compiled
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -15,6 +15,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from rlcat.catalog import Catalog, Kind, display_path, walk_entries
+from rlcat.compile.assemble import Request, compile_request
+from rlcat.compile.result_checks import result_problems
 from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag
 from rlcat.guards import Allowance
 from rlcat.guards.security.environment import hazard
@@ -22,8 +24,6 @@ from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.project import ProjectSettings
 from rlcat.model.results import Result
-from rlcat.pipeline.assemble import Request, compile_request
-from rlcat.pipeline.result_checks import result_problems
 from rlcat.read.document import Document, load_yaml
 from rlcat.resolve.entries import check_name, validate_document
 from rlcat.resolve.extends import load_recipe_source

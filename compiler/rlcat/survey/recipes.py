@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rlcat.catalog import Catalog
+from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import RlcatError, Severity, is_guard_code
 from rlcat.lower.platform import profile_names
 from rlcat.model.axes import SPLIT_MODES
 from rlcat.model.plan import Plan, Setting
 from rlcat.model.recipe import Recipe
-from rlcat.pipeline.assemble import Request, compile_request
 from rlcat.resolve.entries import load_platform
 from rlcat.resolve.extends import load_recipe_source
 from rlcat.resolve.recipe import Resolved, resolve
