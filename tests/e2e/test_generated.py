@@ -13,6 +13,11 @@ import jsonschema
 import pytest
 import yaml
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 from rlcat.dev import schemas
 from rlcat.docsite.home import quick_start_commands
 
@@ -85,15 +90,37 @@ def test_import_contract_is_kept() -> None:
     assert "3 kept, 0 broken" in run.stdout
 
 
+def test_every_folder_of_the_package_is_a_layer() -> None:
+    """The contract is by folder: each folder and top-level module of the package is named in one
+    layer, whole (a new folder nobody placed would be held to nothing)."""
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    layers = next(c for c in contracts["contracts"] if c["type"] == "layers")["layers"]
+    named = [name.strip() for layer in layers for name in layer.split("|")]
+    assert all(name.count(".") == 1 for name in named), named  # folders, never modules inside them
+    package = REPO / "compiler" / "rlcat"
+    tops = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"}
+    tops |= {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+    assert sorted(named) == sorted(f"rlcat.{top}" for top in tops)
+
+
 @pytest.mark.parametrize(
     ("module", "line", "contract"),
     [
         ("diagnostics.py", "import rlcat.cli\n", "flows one way"),
         ("read/document.py", "import rlcat.resolve\n", "flows one way"),
+        ("syntax/hydra_value.py", "import rlcat.emit.formats\n", "flows one way"),
+        ("read/document.py", "import rlcat.model.recipe\n", "flows one way"),
         ("docsite/md.py", "import rlcat.docsite.generate\n", "cycles inside a folder"),
         ("verl/index.py", "import hydra\n", "never imports Hydra"),
     ],
-    ids=["data-imports-the-cli", "read-imports-resolve", "docsite-cycle", "hydra-on-the-compile-path"],
+    ids=[
+        "data-imports-the-cli",
+        "read-imports-resolve",
+        "syntax-imports-emit",
+        "read-imports-model-beside-it",
+        "docsite-cycle",
+        "hydra-on-the-compile-path",
+    ],
 )
 def test_import_contract_catches_a_breach(tmp_path: Path, module: str, line: str, contract: str) -> None:
     """The contract is not vacuous: one import added against it, in a copy of the package, breaks it."""
