@@ -158,16 +158,16 @@ def to_yaml(c: Compiled) -> str:
         for part in parents:
             node = node.setdefault(part, {})
         node[leaf] = as_config_value(o.setting.value)
-    header = comment_line(
+    header = [
         f"{c.plan.recipe} on {c.plan.platform}: verl {c.plan.verl_version}, {c.plan.entrypoint} "
         f"--config-name={c.plan.config_name}"
-    )
+    ]
     # a mapping cannot say how a key reaches verl's config: the keys that take Hydra's + or ++ (keys
     # added, or set inside an open dict) are listed above it, as the other formats write them
-    prefixed = [comment_line(f"  {o.prefix}{o.key}") for o in c.overrides if o.prefix]
+    prefixed = [f"  {o.prefix}{o.key}" for o in c.overrides if o.prefix]
     if prefixed:
-        prefixed.insert(0, comment_line("As command-line overrides, these keys take Hydra's prefix:"))
-    return "\n".join([header, *prefixed, yaml_document(tree)])
+        header += ["As command-line overrides, these keys take Hydra's prefix:", *prefixed]
+    return yaml_document(tree, header=header)
 
 
 def to_shell(c: Compiled) -> str:

@@ -11,7 +11,6 @@ from rlcat.diagnostics import json_text, printable
 from rlcat.guards import Guard
 from rlcat.resolve.recipe import Resolved
 from rlcat.survey.recipes import Cell, Change
-from rlcat.syntax.bash import comment_line
 from rlcat.syntax.hydra_value import render_or_repr
 from rlcat.syntax.yaml_text import yaml_document
 
@@ -65,8 +64,7 @@ def render_resolved(resolved: Resolved, without_platform_blocks: bool) -> str:
     data["model"] = resolved.model.model_dump()
     data["dataset"] = resolved.dataset.model_dump()
     files = " <- ".join(reversed(resolved.source.files))
-    header = comment_line(f"{resolved.recipe.name}: resolved from {files}") + "\n"
-    return header + yaml_document(data)
+    return yaml_document(data, header=[f"{resolved.recipe.name}: resolved from {files}"])
 
 
 def render_diff(changes: list[Change], label_a: str, label_b: str, fmt: str) -> str:

@@ -13,6 +13,9 @@ from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.launch.command import LaunchCommand
 
+# What a refused YAML artifact (syntax.yaml_text: hidden characters, a `::` line) suggests instead.
+YAML_HINT = "use --target ray-job (JSON escapes it)"
+
 # Ray job runtime envs carry these out of a working_dir unless told otherwise (gitignore patterns,
 # as Ray's `excludes` reads them): history, weights and checkpoints that make an upload pass Ray's
 # 100 MiB package limit (verl issue #696).

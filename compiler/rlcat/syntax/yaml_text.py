@@ -1,13 +1,20 @@
-"""Data as a YAML document that a terminal, a CI log and a YAML reader all show as it is."""
+"""Data as a YAML document that a terminal, a CI log and a YAML reader all show as it is: the one
+YAML writer of every output (compile's yaml format, the tables, the importer's recipes, run
+records, the SkyPilot task and the RayJob manifest of a launch)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
 from rlcat.diagnostics import RlcatError, diag, printable
+from rlcat.syntax.bash import comment_line
 from rlcat.syntax.hydra_value import RequestedInterpolation, leaves
+
+# What a refusal suggests by default: compile's formats that escape what YAML cannot.
+FORMATS_HINT = "use --format json (it escapes them) or --format shell"
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
@@ -15,15 +22,40 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[mi
     with their tag."""
 
 
-_Dumper.add_representer(RequestedInterpolation, lambda d, v: d.represent_scalar("!interp", str(v)))
+class _LiteralDumper(yaml.SafeDumper):
+    """Multi-line text as a `|` block, so that a reviewer reads a run script as it runs; and no
+    anchors: a reviewer reads every value where it applies."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
-def yaml_document(data: Any) -> str:
-    """`data` as a YAML document for a terminal, a CI log or a file. YAML has no escape a terminal
-    and a CI log both honour, so text with hidden characters or `##[`, or that would begin a line
-    with `::` (a workflow command), is refused (RLC405: use the json format). Lines are never
-    folded, so no value can start a line of its own."""
-    for text in leaves(data, keys=True):
+def _literal_text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _interp(dumper: yaml.SafeDumper, value: RequestedInterpolation) -> yaml.Node:
+    return dumper.represent_scalar("!interp", str(value))
+
+
+_Dumper.add_representer(RequestedInterpolation, _interp)
+_LiteralDumper.add_representer(str, _literal_text)
+_LiteralDumper.add_representer(RequestedInterpolation, _interp)
+
+
+def yaml_document(
+    data: Any, *, header: Sequence[str] = (), literal_blocks: bool = False, hint: str = FORMATS_HINT
+) -> str:
+    """`data` as a YAML document for a terminal, a CI log or a file, under `header` as comment lines
+    (comment_line). YAML has no escape a terminal and a CI log both honour, so text with hidden
+    characters or `##[`, or that would begin a line with `::` (a workflow command), is refused
+    (RLC405, with `hint`: an output that escapes them). Lines are never folded, so no value can
+    start a line of its own.
+
+    With `literal_blocks`, multi-line text is written as a `|` block and nothing as an alias: the
+    line breaks of a block are its layout, every other character of it is checked as any text is."""
+    for text in leaves(_lines_of(data) if literal_blocks else data, keys=True):
         if isinstance(text, str) and printable(text) != text:
             raise RlcatError(
                 [
@@ -31,12 +63,17 @@ def yaml_document(data: Any) -> str:
                         "RLC405",
                         f"{printable(text)!s} holds a hidden character or `##[`, which YAML output "
                         "would show as it is",
-                        hint="use --format json (it escapes them) or --format shell",
+                        hint=hint,
                     )
                 ]
             )
     body = yaml.dump(
-        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=2**30
+        data,
+        Dumper=_LiteralDumper if literal_blocks else _Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=2**30,
     )
     forged = [line for line in body.splitlines() if line.lstrip().startswith("::")]
     if forged:
@@ -45,8 +82,19 @@ def yaml_document(data: Any) -> str:
                 diag(
                     "RLC405",
                     f"{printable(forged[0].strip())} would begin a line with `::`, a CI workflow command",
-                    hint="use --format json (it escapes them) or --format shell",
+                    hint=hint,
                 )
             ]
         )
-    return str(body)
+    return "".join(comment_line(line) + "\n" for line in header) + str(body)
+
+
+def _lines_of(data: Any) -> Any:
+    """`data` with each multi-line text split into its lines (the layout of a literal block)."""
+    if isinstance(data, dict):
+        return {key: _lines_of(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_lines_of(value) for value in data]
+    if isinstance(data, str) and "\n" in data:
+        return data.split("\n")
+    return data
