@@ -25,7 +25,7 @@ from rlcat.resolve.entries import load_platform
 from rlcat.resolve.extends import load_recipe_source
 from rlcat.resolve.recipe import Resolved, resolve, validate_recipe
 from rlcat.resolve.source import Source, command_line_sets, merge_layer, platform_block
-from rlcat.syntax.hydra_value import HydraValueError, Interpolation
+from rlcat.syntax.hydra_value import HydraValueError, with_live_interpolations
 from rlcat.syntax.hydra_value import parse as parse_hydra_value
 from rlcat.verl import index as verl_index
 from rlcat.verl.check import Override, check
@@ -354,19 +354,7 @@ def _command_line_override(text: str) -> Setting:
                 )
             ]
         ) from None
-    return Setting(key, _as_written(value), Origin(Layer.COMMAND_LINE, argument), prefix=prefix)
-
-
-def _as_written(value: Any) -> Any:
-    """Strings of an --override reach verl as the user wrote them, interpolations live: on verl's
-    own command line they would be (recipe data, by contrast, is escaped)."""
-    if isinstance(value, str):
-        return Interpolation(value)
-    if isinstance(value, list):
-        return [_as_written(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _as_written(v) for k, v in value.items()}
-    return value
+    return Setting(key, with_live_interpolations(value), Origin(Layer.COMMAND_LINE, argument), prefix=prefix)
 
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -42,7 +42,12 @@ from rlcat.model import axes as axis_values
 from rlcat.model.fields import value_type
 from rlcat.model.plan import Layer, Origin, Setting
 from rlcat.model.recipe import Recipe
-from rlcat.syntax.hydra_value import RequestedInterpolation, UnrenderableValue, check_renderable
+from rlcat.syntax.hydra_value import (
+    RequestedInterpolation,
+    UnrenderableValue,
+    check_renderable,
+    with_live_interpolations,
+)
 from rlcat.verl.check import type_matches
 from rlcat.verl.index import KeyIndex, available_versions, load_index
 
@@ -508,7 +513,9 @@ class Solver:
         for group, setting in self.run.groups.items():
             if lowered.group_choices.get(group) != setting.value:
                 left_out[group] = f"config-group choice {setting.value}: no axis value selects it"
-        draft.recipe["overrides"] = {k: _as_written(s) for k, s in overrides.items()}
+        draft.recipe["overrides"] = {
+            k: with_live_interpolations(s.value, RequestedInterpolation) for k, s in overrides.items()
+        }
         typed = dict(result.matched)
         unasked = {
             key: (setting, self._verl_default(key, setting.value))
@@ -699,18 +706,3 @@ def _fits(kind: Any, value: Any) -> bool:
 
 def _identical(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
-
-
-def _as_written(setting: SourceSetting) -> Any:
-    """A source value for `overrides:`: text with `${` stays a live interpolation, as verl read it."""
-
-    def live(value: Any) -> Any:
-        if isinstance(value, str) and "${" in value:
-            return RequestedInterpolation(value)
-        if isinstance(value, list):
-            return [live(v) for v in value]
-        if isinstance(value, dict):
-            return {k: live(v) for k, v in value.items()}
-        return value
-
-    return live(setting.value)

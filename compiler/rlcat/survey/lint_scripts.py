@@ -42,7 +42,7 @@ from rlcat.diagnostics import (
 from rlcat.guards import Context, run_guards
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
-from rlcat.syntax.hydra_value import HydraValueError, Interpolation, key_problem
+from rlcat.syntax.hydra_value import HydraValueError, key_problem, with_live_interpolations
 from rlcat.verl.check import check
 from rlcat.verl.index import KeyIndex, available_versions, load_index, manifest, require_release
 from rlcat.verl.names import ARF, FULLY_ASYNC_MAIN, MAIN_PPO, ONE_STEP_OFF_MAIN
@@ -323,7 +323,7 @@ def _setting(override: Override, file: str, found: list[Diagnostic]) -> Setting 
     value: Any = None  # a value only running the script tells: the key is checked, not the value
     if override.known:
         try:
-            value = _as_written(override.value())
+            value = with_live_interpolations(override.value())
         except HydraValueError as exc:
             found.append(
                 diag(
@@ -336,19 +336,6 @@ def _setting(override: Override, file: str, found: list[Diagnostic]) -> Setting 
             )
             return None
     return Setting(key, value, origin, prefix=override.prefix)
-
-
-def _as_written(value: Any) -> Any:
-    """Strings of a script reach verl as written: one holding `${` is a live interpolation (as on
-    verl's command line), which the key check leaves alone. Other strings stay plain `str`, which
-    the guards compare by type (plan.same_value)."""
-    if isinstance(value, str):
-        return Interpolation(value) if "${" in value else value
-    if isinstance(value, list):
-        return [_as_written(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _as_written(v) for k, v in value.items()}
-    return value
 
 
 def duplicates(overrides: Sequence[Override], groups: Mapping[str, Override], file: str) -> list[Diagnostic]:

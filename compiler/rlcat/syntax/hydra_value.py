@@ -5,9 +5,13 @@ OmegaConf's resolution (property tests check both with generated strings). Strin
 only when the grammar reads them back unchanged as strings; everything else is quoted.
 
 Interpolations: a string is data, so its `${` is escaped and verl receives the text, never the value
-of an environment variable or another key (`inert`). Only an `Interpolation` is written as it is:
-rlcat's own (a dataset path under `~` becomes `${oc.env:HOME}/...`) and `--override` values, which
-keep the meaning they have on verl's own command line.
+of an environment variable or another key (`inert`). Only an `Interpolation` is written as it is.
+Which strings are one is decided in three places, each the only one for its kind of text:
+
+- recipe data asks for one with the `!interp` tag (read.nodes makes it a RequestedInterpolation);
+- a path starting with `~`, `$HOME` or `$PWD` becomes `${oc.env:HOME}/...` (lower.common.launch_path);
+- text written for verl's own command line keeps the meaning it has there: `--override` values,
+  the overrides of a launch script, the values of a run `rlcat import` reads (`with_live_interpolations`).
 """
 
 from __future__ import annotations
@@ -47,6 +51,24 @@ class RequestedInterpolation(Interpolation):
 def inert(text: str) -> str:
     """`text` as OmegaConf reads it literally: each `${` escaped, the backslashes before it doubled."""
     return _INTERPOLATION_START.sub(lambda m: m.group(1) * 2 + "\\${", text)
+
+
+def with_live_interpolations(value: Any, live: type[Interpolation] = Interpolation) -> Any:
+    """`value` as verl's own command line reads it: each string holding `${` (in lists and mappings
+    too) becomes `live`, an interpolation OmegaConf resolves at launch; every other value is kept,
+    a string without `${` as plain `str` (the same value whatever its str type: plan.same_value).
+
+    The one rule for text written for verl rather than for rlcat: an `--override` value
+    (compile.assemble), an override in a launch script (survey.lint_scripts), a value of a run that
+    `rlcat import` reads (importer.solve, with `live=RequestedInterpolation`, so that the recipe it
+    writes says `!interp`)."""
+    if isinstance(value, str):
+        return live(value) if "${" in value else value
+    if isinstance(value, list):
+        return [with_live_interpolations(v, live) for v in value]
+    if isinstance(value, dict):
+        return {k: with_live_interpolations(v, live) for k, v in value.items()}
+    return value
 
 
 def leaves(value: Any, *, keys: bool = False) -> Iterator[Any]:
