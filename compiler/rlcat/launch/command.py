@@ -6,13 +6,12 @@ it only quotes the finished words for its reader (bash, POSIX sh, YAML, JSON).
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 
 from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag
 from rlcat.emit.formats import override_texts, refuse_unwritable
-from rlcat.syntax.bash import shell_word
+from rlcat.syntax.bash import sh_line, shell_word
 
 # Ray's own switch for token authentication (Ray >= 2.52). Left unset, Ray 2.60 turns token auth on
 # by itself once a `~/.ray/auth_token` exists, and every client that assumed otherwise fails.
@@ -72,7 +71,7 @@ class LaunchCommand:
         """The argv as one POSIX `sh` command line, for readers that run it with `/bin/sh -c` (Ray's job
         supervisor: `subprocess.Popen(entrypoint, shell=True)`), where bash's `$'...'` does not exist:
         single quotes only, a line break kept inside them."""
-        return shlex.join(self.argv)
+        return sh_line(self.argv)
 
 
 def ray_accelerator(family: str) -> str:

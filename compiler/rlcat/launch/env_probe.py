@@ -12,10 +12,10 @@ there): the plan's env comes as NAME VALUE arguments, so no value is ever code.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 
 from rlcat.launch.command import EnvVar
+from rlcat.syntax.bash import sh_line
 
 # What both probes do with one node's environment.
 _DIFFERENCES = """def env_differences(node, plan):
@@ -91,4 +91,4 @@ def probe_words(env: Iterable[EnvVar]) -> list[str]:
 
 def ray_probe_line(env: Iterable[EnvVar]) -> str:
     """The Ray probe as one POSIX `sh` command (the job's entrypoint begins with it)."""
-    return shlex.join(["python3", "-c", RAY_PROBE, *probe_words(env)])
+    return sh_line(["python3", "-c", RAY_PROBE, *probe_words(env)])

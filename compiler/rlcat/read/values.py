@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from typing import Any
 
 import yaml
@@ -13,6 +12,7 @@ from rlcat.diagnostics import RlcatError, diag
 from rlcat.read.hidden_breaks import HIDDEN_BREAKS, Lines, hidden_line_breaks, inside, scan_text
 from rlcat.read.nodes import Builder, Path_
 from rlcat.read.yaml_schema import Loader, describe
+from rlcat.syntax.bash import shell_word
 
 # Tokens of text YAML reads but drops from a value: on a command line they are never meant as YAML.
 _DROPPED_TOKENS: dict[type, str] = {
@@ -85,7 +85,7 @@ def _refuse_dropped_text(raw: str, argument: str) -> None:
         reading = "cannot read it"
     flag, _, assignment = argument.partition(" ")
     key = assignment[: -len(raw) - 1] if raw and assignment.endswith("=" + raw) else None
-    quoted = shlex.quote(f"{key}={json.dumps(raw.strip(), ensure_ascii=False)}") if key else None
+    quoted = shell_word(f"{key}={json.dumps(raw.strip(), ensure_ascii=False)}") if key else None
     raise RlcatError(
         [
             diag(

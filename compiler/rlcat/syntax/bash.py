@@ -1,8 +1,10 @@
-"""Text as bash reads it: one word (shell_word) and one comment line (comment_line)."""
+"""Text as a shell reads it: one bash word (shell_word), one comment line (comment_line), and one
+POSIX `sh` command line (sh_line) for readers without bash."""
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 
 from rlcat.diagnostics import printable
 
@@ -28,3 +30,10 @@ def shell_word(text: str) -> str:
         return shlex.quote(text)
     body = text.replace("\\", "\\\\").replace("'", "\\'")
     return "$'" + printable(body, escape=_bash_bytes) + "'"
+
+
+def sh_line(words: Iterable[str]) -> str:
+    """`words` as one POSIX `sh` command line, for readers that run it with `/bin/sh -c` (Ray's job
+    supervisor: `subprocess.Popen(entrypoint, shell=True)`), where bash's `$'...'` does not exist:
+    single quotes only, a line break kept inside them. Never printed to a terminal as it is."""
+    return shlex.join(words)
