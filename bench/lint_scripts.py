@@ -2,7 +2,7 @@
 
 Run:  python bench/lint_scripts.py [--repeat N] [--json FILE] [--check] [--script NAME] [--baseline TREE]
 
-Four commands, each a fresh process, measured interleaved (A B C D A B C D ...) after one discarded
+Five commands, each a fresh process, measured interleaved (A B C D A B C D ...) after one discarded
 warm-up round, wall time around subprocess.run (process spawn included in all alike):
 
   python      sys.executable -c pass                           (interpreter start-up, the reference)
@@ -19,11 +19,12 @@ first on the path, in TREE): a before/after comparison that a loaded machine str
 and, in this process after one warm-up call, the lint of all 68 alone (rlcat.pipeline.lint_scripts
 .lint_paths: reading, key checks and guards; no start-up, no report), median of the same rounds.
 
-Budgets (docs/lint.md): `lint all` <= 1 s (median); `lint one` <= 10x `python`, the median over the
-rounds of each round's `lint one` / `python` (both timed in the same round). `cli import` is reported,
-not budgeted: it says how much of `lint one` is the command line every command loads. Exit 0
-unless --check is given and a budget fails. The findings per code over the 68 scripts go into the
-JSON results.
+Budgets (docs/lint.md): `lint all` <= 1 s and `lint one` <= 400 ms (medians). The ratio of `lint one`
+to `python` (the median over the rounds of each round's pair, both timed in the same round) is
+reported beside it: it carries over between machines better than the milliseconds do. `cli import`
+and `typer floor` are reported, not budgeted: they say how much of `lint one` is the command line
+every command loads. Exit 0 unless --check is given and a budget fails. The findings per code over
+the 68 scripts go into the JSON results.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from _benchlib import (
 SCRIPTS = REPO / "tests" / "data" / "upstream_scripts"
 DEFAULT_SCRIPT = "examples__grpo_trainer__run_qwen3_8b_fsdp.sh"
 BUDGET_ALL_MS = 1000.0
-BUDGET_ONE_VS_PYTHON = 10.0
+BUDGET_ONE_MS = 400.0
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     one_vs_python = median_ratio(samples["lint one"], samples["python"])
     checks = {
         f"lint all <= {BUDGET_ALL_MS:.0f} ms": med["lint all"] <= BUDGET_ALL_MS,
-        f"lint one <= {BUDGET_ONE_VS_PYTHON:.0f}x python": one_vs_python <= BUDGET_ONE_VS_PYTHON,
+        f"lint one <= {BUDGET_ONE_MS:.0f} ms": med["lint one"] <= BUDGET_ONE_MS,
     }
     print(f"\n{args.repeat} interleaved rounds (+1 warm-up), {wall:.1f} s\n")
     rows = [
@@ -167,10 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     print()
     budget_rows = [
         ["lint all (one process)", f"{med['lint all']:.0f} ms", f"<= {BUDGET_ALL_MS:.0f} ms"],
-        ["lint one / python", f"{one_vs_python:.1f}x", f"<= {BUDGET_ONE_VS_PYTHON:.0f}x"],
+        ["lint one (a fresh process)", f"{med['lint one']:.0f} ms", f"<= {BUDGET_ONE_MS:.0f} ms"],
     ]
     rows = [[*row, verdict(ok)] for row, ok in zip(budget_rows, checks.values(), strict=True)]
-    for name in ("cli import", "typer floor"):
+    for name in ("lint one", "cli import", "typer floor"):
         ratio = median_ratio(samples[name], samples["python"])
         rows.append([f"{name} / python", f"{ratio:.1f}x", "(reported)", "-"])
     print(table(["budget", "value", "limit", "verdict"], rows))
@@ -190,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         "median_ms": med,
         "samples_ms": {name: [s * 1000 for s in values] for name, values in samples.items()},
         "lint_one_vs_python": one_vs_python,
-        "budgets": {"lint_all_ms": BUDGET_ALL_MS, "lint_one_vs_python": BUDGET_ONE_VS_PYTHON},
+        "budgets": {"lint_all_ms": BUDGET_ALL_MS, "lint_one_ms": BUDGET_ONE_MS},
         "checks": checks,
         "findings_per_code": codes,
         "pass": ok,
