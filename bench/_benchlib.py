@@ -56,6 +56,16 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out)
 
 
+def samples_table(samples: dict[str, list[float]], reference: str = "python") -> str:
+    """Every command's median, fastest and slowest round, and its ratio to `reference` (the median
+    of the rounds' own ratios), from samples in seconds."""
+    rows = [
+        [name, median_ms(values), *spread_ms(values), median_ratio(values, samples[reference])]
+        for name, values in samples.items()
+    ]
+    return table(["command", "median ms", "min ms", "max ms", f"x {reference} (per round)"], rows)
+
+
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.2f}" if abs(value) < 100 else f"{value:.1f}"

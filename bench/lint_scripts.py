@@ -47,7 +47,7 @@ from _benchlib import (
     machine,
     median_ms,
     median_ratio,
-    spread_ms,
+    samples_table,
     table,
     verdict,
     write_json,
@@ -160,11 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         f"lint one <= {BUDGET_ONE_MS:.0f} ms": med["lint one"] <= BUDGET_ONE_MS,
     }
     print(f"\n{args.repeat} interleaved rounds (+1 warm-up), {wall:.1f} s\n")
-    rows = [
-        [name, med[name], *spread_ms(values), median_ratio(values, samples["python"])]
-        for name, values in samples.items()
-    ]
-    print(table(["command", "median ms", "min ms", "max ms", "x python (per round)"], rows))
+    print(samples_table(samples))
     print()
     budget_rows = [
         ["lint all (one process)", f"{med['lint all']:.0f} ms", f"<= {BUDGET_ALL_MS:.0f} ms"],
