@@ -22,11 +22,13 @@ discarded warm-up round, wall time around subprocess.run (process spawn included
   trivial hook  python -m pre_commit run noop                   (pre-commit alone, the same 10 files)
   lint hook     python -m pre_commit run rlcat-lint-scripts     (the hook on the 10 staged scripts)
 
-Both hooks run on the staged files, as on `git commit`. The warm-up round runs the lint hook with
---verbose once and checks that it read all 10 scripts. Budget (docs/lint.md): the lint hook <= 1 s
-(median); its ratios to `python` and to the trivial hook (the median of the rounds' own ratios) are
-reported. Exit 0 unless --check is given and the budget fails. Needs the wheelhouse: run
-`rlcat dev fetch-verl` once, with network.
+Both hooks run on the staged files, as on `git commit`. Beside the wall times, the CPU time of each
+command (all its processes) is reported: on a shared machine it moves less with the load. The
+warm-up round runs the lint hook with --verbose once and checks that it read all 10 scripts.
+
+Budget (docs/lint.md): the lint hook <= 1 s (median); its ratios to `python` and to the trivial
+hook (the median of the rounds' own ratios) are reported. Exit 0 unless --check is given and the
+budget fails. Needs the wheelhouse: run `rlcat dev fetch-verl` once, with network.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _benchlib import (
     REPO,
     bench_arguments,
+    cpu_of_children,
+    cpu_summary,
     machine,
     median_ms,
     median_ratio,
@@ -98,6 +102,30 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, subproce
     return time.perf_counter() - t0, done
 
 
+def measure(
+    commands: dict[str, list[str]], cwd: Path, env: dict[str, str], repeat: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]], float]:
+    """Wall and CPU seconds of each command per round, interleaved after a discarded warm-up round;
+    the wall time of all rounds."""
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    t_start = time.perf_counter()
+    for round_no in range(repeat + 1):  # round 0 is the discarded warm-up
+        for name, cmd in commands.items():
+            cpu_before = cpu_of_children()
+            elapsed, done = run(cmd, cwd, env)
+            used = cpu_of_children() - cpu_before
+            if done.returncode not in (0, 1):  # 1: the reference scripts have findings
+                sys.exit(
+                    f"{name} failed (exit {done.returncode}):\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+                )
+            if round_no:
+                samples[name].append(elapsed)
+                cpu[name].append(used)
+    wall = time.perf_counter() - t_start
+    return samples, cpu, wall
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = bench_arguments(__doc__, repeat=15)
     parser.add_argument("--files", type=int, default=10, help="staged launch scripts (default 10)")
@@ -127,18 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         said = shown.stdout + shown.stderr
         if shown.returncode not in (0, 1) or f"{len(staged)} files checked" not in said:
             sys.exit(f"the hook did not check the {len(staged)} staged scripts:\n{said[-3000:]}")
-        samples: dict[str, list[float]] = {name: [] for name in commands}
-        t_start = time.perf_counter()
-        for round_no in range(args.repeat + 1):  # round 0 is the discarded warm-up
-            for name, cmd in commands.items():
-                elapsed, done = run(cmd, team, env)
-                if done.returncode not in (0, 1):  # 1: the reference scripts have findings
-                    sys.exit(
-                        f"{name} failed (exit {done.returncode}):\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
-                    )
-                if round_no:
-                    samples[name].append(elapsed)
-        wall = time.perf_counter() - t_start
+        samples, cpu, wall = measure(commands, team, env, args.repeat)
 
         med = {name: median_ms(values) for name, values in samples.items()}
         ratios = {
@@ -149,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(staged)} staged scripts; hook environment installed in {t_install:.1f} s (untimed)")
         print(f"{args.repeat} interleaved rounds (+1 warm-up), {wall:.1f} s\n")
         print(samples_table(samples))
+        print("\n" + cpu_summary(cpu))
         print()
         budget_rows = [
             [
@@ -170,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             "wall_s": wall,
             "median_ms": med,
             "samples_ms": {name: [s * 1000 for s in values] for name, values in samples.items()},
+            "cpu_median_ms": {name: median_ms(values) for name, values in cpu.items()},
             "ratios": ratios,
             "budget_ms": BUDGET_MS,
             "pass": ok,
