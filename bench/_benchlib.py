@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -19,6 +20,14 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def cpu_of_children() -> float:
+    """CPU seconds (user + system) of every finished child process so far, their own children
+    included: on a shared machine a command's CPU time moves less with the load than its wall time,
+    and for a single-threaded process it is the wall time a quiet machine would show."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def median_ms(samples: Sequence[float]) -> float:
@@ -54,6 +63,22 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     out = [line(cells[0]), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells[1:]]
     return "\n".join(out)
+
+
+def samples_table(samples: dict[str, list[float]], reference: str = "python") -> str:
+    """Every command's median, fastest and slowest round, and its ratio to `reference` (the median
+    of the rounds' own ratios), from samples in seconds."""
+    rows = [
+        [name, median_ms(values), *spread_ms(values), median_ratio(values, samples[reference])]
+        for name, values in samples.items()
+    ]
+    return table(["command", "median ms", "min ms", "max ms", f"x {reference} (per round)"], rows)
+
+
+def cpu_summary(cpu: dict[str, list[float]]) -> str:
+    """One line: each command's median CPU time (cpu_of_children per run, in seconds)."""
+    medians = ", ".join(f"{name} {median_ms(values):.0f}" for name, values in cpu.items())
+    return f"CPU time (user + system, every process of the command), median ms: {medians}"
 
 
 def _fmt(value: Any) -> str:

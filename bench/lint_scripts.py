@@ -2,7 +2,7 @@
 
 Run:  python bench/lint_scripts.py [--repeat N] [--json FILE] [--check] [--script NAME] [--baseline TREE]
 
-Four commands, each a fresh process, measured interleaved (A B C D A B C D ...) after one discarded
+Five commands, each a fresh process, measured interleaved (A B C D A B C D ...) after one discarded
 warm-up round, wall time around subprocess.run (process spawn included in all alike):
 
   python      sys.executable -c pass                           (interpreter start-up, the reference)
@@ -16,14 +16,17 @@ With --baseline TREE (another rlcat source tree, e.g. `git archive REV | tar -x 
 `cli import`, `lint one` and `lint all` run in the same rounds (`python -m rlcat` with TREE/compiler
 first on the path, in TREE): a before/after comparison that a loaded machine stretches alike.
 
-and, in this process after one warm-up call, the lint of all 68 alone (rlcat.survey.lint_scripts
-.lint_paths: reading, key checks and guards; no start-up, no report), median of the same rounds.
+Beside the wall times, each command's CPU time (user + system) is reported: on a shared machine it
+moves less with the load. And, in this process after one warm-up call, the lint of all 68 alone
+(rlcat.survey.lint_scripts.lint_paths: reading, key checks and guards; no start-up, no report),
+median of the same rounds.
 
-Budgets (docs/lint.md): `lint all` <= 1 s (median); `lint one` <= 10x `python`, the median over the
-rounds of each round's `lint one` / `python` (both timed in the same round). `cli import` is reported,
-not budgeted: it says how much of `lint one` is the command line every command loads. Exit 0
-unless --check is given and a budget fails. The findings per code over the 68 scripts go into the
-JSON results.
+Budgets (docs/lint.md): `lint all` <= 1 s and `lint one` <= 400 ms (medians). The ratio of `lint one`
+to `python` (the median over the rounds of each round's pair, both timed in the same round) is
+reported beside it: it carries over between machines better than the milliseconds do. `cli import`
+and `typer floor` are reported, not budgeted: they say how much of `lint one` is the command line
+every command loads. Exit 0 unless --check is given and a budget fails. The findings per code over
+the 68 scripts go into the JSON results.
 """
 
 from __future__ import annotations
@@ -43,10 +46,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _benchlib import (
     REPO,
     bench_arguments,
+    cpu_of_children,
+    cpu_summary,
     machine,
     median_ms,
     median_ratio,
-    spread_ms,
+    samples_table,
     table,
     verdict,
     write_json,
@@ -55,7 +60,7 @@ from _benchlib import (
 SCRIPTS = REPO / "tests" / "data" / "upstream_scripts"
 DEFAULT_SCRIPT = "examples__grpo_trainer__run_qwen3_8b_fsdp.sh"
 BUDGET_ALL_MS = 1000.0
-BUDGET_ONE_VS_PYTHON = 10.0
+BUDGET_ONE_MS = 400.0
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -82,13 +87,15 @@ def rlcat_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "rlcat"]
 
 
-def run_once(cmd: list[str], env: dict[str, str], cwd: Path = REPO) -> float:
+def run_once(cmd: list[str], env: dict[str, str], cwd: Path = REPO) -> tuple[float, float]:
+    """The wall and the CPU seconds of one run of `cmd`."""
+    cpu_before = cpu_of_children()
     t0 = time.perf_counter()
     r = subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     elapsed = time.perf_counter() - t0
     if r.returncode not in (0, 1):  # 1: the scripts have findings, which is what lint is for
         sys.exit(f"command failed (exit {r.returncode}): {' '.join(cmd)}\n{r.stderr.decode()[-3000:]}")
-    return elapsed
+    return elapsed, cpu_of_children() - cpu_before
 
 
 def in_process_lint() -> float:
@@ -140,14 +147,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"rlcat runs as: {' '.join(rlcat)}; {len(scripts)} reference scripts; one: {one.name}")
 
     samples: dict[str, list[float]] = {name: [] for name in [*commands, "lint all, in process"]}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     in_process_lint()  # warm-up: imports, the key indexes and the parser's first use
     t_start = time.perf_counter()
     for round_no in range(args.repeat + 1):  # round 0 is the discarded warm-up
         for name, cmd in commands.items():
             cwd, env = places[name]
-            elapsed = run_once(cmd, env, cwd)
+            elapsed, used = run_once(cmd, env, cwd)
             if round_no:
                 samples[name].append(elapsed)
+                cpu[name].append(used)
         if round_no:
             samples["lint all, in process"].append(in_process_lint())
     wall = time.perf_counter() - t_start
@@ -156,21 +165,17 @@ def main(argv: list[str] | None = None) -> int:
     one_vs_python = median_ratio(samples["lint one"], samples["python"])
     checks = {
         f"lint all <= {BUDGET_ALL_MS:.0f} ms": med["lint all"] <= BUDGET_ALL_MS,
-        f"lint one <= {BUDGET_ONE_VS_PYTHON:.0f}x python": one_vs_python <= BUDGET_ONE_VS_PYTHON,
+        f"lint one <= {BUDGET_ONE_MS:.0f} ms": med["lint one"] <= BUDGET_ONE_MS,
     }
     print(f"\n{args.repeat} interleaved rounds (+1 warm-up), {wall:.1f} s\n")
-    rows = [
-        [name, med[name], *spread_ms(values), median_ratio(values, samples["python"])]
-        for name, values in samples.items()
-    ]
-    print(table(["command", "median ms", "min ms", "max ms", "x python (per round)"], rows))
-    print()
+    print(samples_table(samples))
+    print("\n" + cpu_summary(cpu) + "\n")
     budget_rows = [
         ["lint all (one process)", f"{med['lint all']:.0f} ms", f"<= {BUDGET_ALL_MS:.0f} ms"],
-        ["lint one / python", f"{one_vs_python:.1f}x", f"<= {BUDGET_ONE_VS_PYTHON:.0f}x"],
+        ["lint one (a fresh process)", f"{med['lint one']:.0f} ms", f"<= {BUDGET_ONE_MS:.0f} ms"],
     ]
     rows = [[*row, verdict(ok)] for row, ok in zip(budget_rows, checks.values(), strict=True)]
-    for name in ("cli import", "typer floor"):
+    for name in ("lint one", "cli import", "typer floor"):
         ratio = median_ratio(samples[name], samples["python"])
         rows.append([f"{name} / python", f"{ratio:.1f}x", "(reported)", "-"])
     print(table(["budget", "value", "limit", "verdict"], rows))
@@ -189,8 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         "wall_s": wall,
         "median_ms": med,
         "samples_ms": {name: [s * 1000 for s in values] for name, values in samples.items()},
+        "cpu_median_ms": {name: median_ms(values) for name, values in cpu.items()},
         "lint_one_vs_python": one_vs_python,
-        "budgets": {"lint_all_ms": BUDGET_ALL_MS, "lint_one_vs_python": BUDGET_ONE_VS_PYTHON},
+        "budgets": {"lint_all_ms": BUDGET_ALL_MS, "lint_one_ms": BUDGET_ONE_MS},
         "checks": checks,
         "findings_per_code": codes,
         "pass": ok,

@@ -394,33 +394,59 @@ def test_test_data_scripts_are_executable_text() -> None:
         assert os.access(script, os.R_OK)
 
 
-# --- its own argument parser (cli/lint.py): the same command line as a Typer command's ---------
+# --- the command line: a Typer command like every other ----------------------------------------
 
 
-def test_help_comes_from_its_own_parser(rlcat: Run) -> None:
-    from rlcat.cli.lint import parser
+def _params(name: str) -> dict[str, Any]:
+    """A command's parameters by name, as the Typer tree builds them."""
+    from rlcat.cli.app import command_tree
 
+    return {str(p.name): p for p in command_tree().commands[name].params}
+
+
+def test_help_lists_every_option_and_ends_with_examples(rlcat: Run) -> None:
     result = rlcat("lint", "--help")
-    assert result.code == 0 and result.out.startswith("Usage: rlcat lint [OPTIONS] SCRIPTS..."), result.out
-    for action in parser()[1]:
-        for name in action.option_strings:
-            assert name in result.out, name
+    assert result.code == 0 and result.out.startswith("Usage: rlcat lint [OPTIONS] "), result.out
+    for param in _params("lint").values():
+        for name in [*param.opts, *param.secondary_opts]:
+            if name.startswith("-"):
+                assert name in result.out, name
+    assert result.out.rstrip().endswith(
+        "rlcat lint run.sh --verl 0.9.0 --env MODEL_PATH=/models/qwen3-8b --strict"
+    )
+
+
+def test_the_report_options_are_validates(rlcat: Run) -> None:
+    """--format, --strict, --output and --catalog are declared once (cli/common.py) for the commands
+    that check files and report findings: lint's read as validate's."""
+    lint, validate = _params("lint"), _params("validate")
+    for name in ("fmt", "strict", "output", "catalog"):
+        same = ("opts", "secondary_opts", "help", "default", "multiple", "is_flag")
+        assert [getattr(lint[name], a, None) for a in same] == [
+            getattr(validate[name], a, None) for a in same
+        ]
+    bad = rlcat("lint", str(DATA / "clean.sh"), "--format", "xml")
+    assert bad.code == 2 and "'xml' is not one of 'text', 'json', 'github', 'sarif'" in bad.err, bad.err
 
 
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        ([], "the following arguments are required: SCRIPTS..."),
-        (["run.sh", "--no-such-option"], "unrecognized arguments: --no-such-option"),
-        (["run.sh", "--format", "xml"], "argument --format/-f: invalid choice: 'xml'"),
-        (["run.sh", "--plat", "rocm"], "unrecognized arguments: --plat rocm"),  # no abbreviations
+        ([], "Missing argument 'scripts'."),
+        (["run.sh", "--no-such-option"], "No such option: --no-such-option"),
+        (["run.sh", "--format", "xml"], "Invalid value for '--format' / '-f'"),
+        (["run.sh", "--plat", "rocm"], "No such option: --plat (Possible options: --platform)"),
+        (["run.sh", "-h"], "No such option: -h"),  # as no other command has -h
     ],
-    ids=["no_script", "unknown_option", "bad_format", "abbreviated_option"],
+    ids=["no_script", "unknown_option", "bad_format", "abbreviated_option", "short_help"],
 )
 def test_usage_errors_read_as_every_commands(rlcat: Run, args: list[str], says: str) -> None:
     result = rlcat("lint", *args)
     assert result.code == 2 and result.out == "", result.out
-    assert result.err.startswith("Usage: rlcat lint [OPTIONS] SCRIPTS...\nTry 'rlcat lint --help' for help.")
+    assert (
+        result.err.startswith("Usage: rlcat lint [OPTIONS] ")
+        and "Try 'rlcat lint --help' for help." in result.err
+    )
     assert f"Error: {says}" in result.err, result.err
 
 
@@ -428,20 +454,6 @@ def test_a_usage_error_shows_the_argument_escaped(rlcat: Run) -> None:
     result = rlcat("lint", "run.sh", "--\x1b[31mred\x1b[0m")
     assert result.code == 2 and "\x1b" not in result.err, repr(result.err)
     assert "\\x1b[31mred" in result.err, result.err
-
-
-def test_the_typer_tree_hands_lint_to_its_own_parser(capsys: pytest.CaptureFixture[str]) -> None:
-    """`rlcat --help` lists lint from the Typer tree; run from that tree, it is the same command."""
-    from rlcat.cli import main
-    from rlcat.cli.app import run_app
-
-    script = str(DATA / "plus_misuse.sh")
-    assert run_app(["lint", script, "--format", "json"]) == 1
-    through_tree = capsys.readouterr().out
-    assert main(["lint", script, "--format", "json"]) == 1
-    assert capsys.readouterr().out == through_tree and json.loads(through_tree)["diagnostics"]
-    assert run_app(["lint", script, "--bogus"]) == 2
-    assert "Error: unrecognized arguments: --bogus" in capsys.readouterr().err
 
 
 def test_no_project_file_means_the_settings_default() -> None:
@@ -452,8 +464,8 @@ def test_no_project_file_means_the_settings_default() -> None:
 
 
 def test_the_console_script_ends_with_its_report_whole(tmp_path: Path) -> None:
-    """`rlcat lint` ends its process without the interpreter's teardown (cli/process.py): whatever
-    it reports is written and flushed first, to a pipe and to -o alike, with the exit code."""
+    """The console script, a process of its own: the report whole on a pipe and in the -o file alike,
+    with the exit code of the findings."""
     import subprocess
     import sys
 

@@ -1,14 +1,11 @@
 """The `rlcat-validate` and `rlcat-lint-scripts` pre-commit hooks, installed and run by the real
 pre-commit in a throwaway repository, offline: pre-commit builds the hook's virtualenv with
 `pip install .` from a copy of this checkout (committed in a throwaway repository), and pip takes
-every distribution from the wheelhouse that `rlcat dev fetch-verl` downloads (`PIP_NO_INDEX=1`,
-`PIP_FIND_LINKS=...`)."""
+every distribution from the wheelhouse that `rlcat dev fetch-verl` downloads (rlcat.dev.hook_repo)."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,67 +14,13 @@ import pytest
 import yaml
 
 from rlcat.dev import wheelhouse
+from rlcat.dev.hook_repo import git, offline_env, source_repo
 
 from conftest import REPO
 
 HOOK_ID = "rlcat-validate"
 LINT_HOOK_ID = "rlcat-lint-scripts"
 LINT_DATA = REPO / "tests" / "data" / "lint"
-# What a checkout holds that is not part of rlcat's source (mirrors .gitignore).
-TOP_LEVEL_NOT_SOURCE = {".git", ".verl", ".venv", "build", "dist", "site"}
-ANYWHERE_NOT_SOURCE = shutil.ignore_patterns(
-    "__pycache__", "*.egg-info", ".*_cache", ".hypothesis", "artifacts"
-)
-
-
-def _not_source(folder: str, names: list[str]) -> set[str]:
-    ignored = set(ANYWHERE_NOT_SOURCE(folder, names))
-    if Path(folder) == REPO:
-        ignored |= TOP_LEVEL_NOT_SOURCE & set(names)
-    return ignored
-
-
-def _env(**extra: str) -> dict[str, str]:
-    """The caller's environment without settings that would leak into git, pip or the hook's venv."""
-    leaky = ("GIT_", "PIP_", "PRE_COMMIT", "VIRTUALENV_", "RLCAT_PATH")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(leaky)}
-    for name in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
-        env.pop(name, None)
-    return {**env, **extra}
-
-
-def _git(cwd: Path, *args: str) -> str:
-    run = subprocess.run(
-        [
-            "git",
-            "-c",
-            "user.name=rlcat test",
-            "-c",
-            "user.email=test@rlcat.invalid",
-            "-c",
-            "commit.gpgsign=false",
-            *args,
-        ],
-        cwd=cwd,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert run.returncode == 0, f"git {' '.join(args)}: {run.stderr}"
-    return run.stdout.strip()
-
-
-def _rlcat_repo(dest: Path) -> str:
-    """A git repository holding this checkout's working tree (committed or not) in one commit; its sha.
-
-    A copy rather than a clone, so that the test checks the hooks file and the code as they are now.
-    """
-    shutil.copytree(REPO, dest, ignore=_not_source)
-    _git(dest, "init", "-q")
-    _git(dest, "add", "-A")
-    _git(dest, "commit", "-q", "--no-verify", "-m", "rlcat under test")
-    return _git(dest, "rev-parse", "HEAD")
 
 
 def _recipes_repo(root: Path, rlcat_src: Path, rev: str) -> int:
@@ -97,8 +40,8 @@ def _recipes_repo(root: Path, rlcat_src: Path, rev: str) -> int:
     }
     (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     (root / "README.md").write_text("recipes\n", encoding="utf-8")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
     return bad_line
 
 
@@ -126,16 +69,7 @@ def _offline_env(tmp_path: Path) -> dict[str, str]:
         [sys.executable, "-m", "pre_commit", "--version"], capture_output=True, check=False
     )
     assert probe.returncode == 0, 'pre-commit is missing: pip install -e ".[test]"'
-    return _env(
-        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
-        PIP_NO_INDEX="1",
-        PIP_FIND_LINKS=str(wheels),
-        PIP_CONFIG_FILE=os.devnull,  # no pip.conf: its index or options must not matter
-        PIP_DISABLE_PIP_VERSION_CHECK="1",
-        PIP_CACHE_DIR=str(tmp_path / "pip-cache"),
-        VIRTUALENV_OVERRIDE_APP_DATA=str(tmp_path / "virtualenv-app-data"),
-        VIRTUALENV_NO_PERIODIC_UPDATE="1",
-    )
+    return offline_env(tmp_path)
 
 
 def _provided_hook(hook_id: str) -> dict[str, object]:
@@ -147,7 +81,7 @@ def _provided_hook(hook_id: str) -> dict[str, object]:
 
 def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
     env = _offline_env(tmp_path)
-    rev = _rlcat_repo(tmp_path / "rlcat-src")
+    rev = source_repo(tmp_path / "rlcat-src")
     project = tmp_path / "recipes-repo"
     bad_line = _recipes_repo(project, tmp_path / "rlcat-src", rev)
 
@@ -185,14 +119,14 @@ def _scripts_repo(root: Path, rlcat_src: Path, rev: str) -> int:
     config = {"repos": [{"repo": str(rlcat_src), "rev": rev, "hooks": [{"id": LINT_HOOK_ID}]}]}
     (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     (root / "README.md").write_text("launch scripts\n", encoding="utf-8")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
     return bad_line
 
 
 def test_lint_hook_flags_the_bad_script_offline(tmp_path: Path) -> None:
     env = _offline_env(tmp_path)
-    rev = _rlcat_repo(tmp_path / "rlcat-src")
+    rev = source_repo(tmp_path / "rlcat-src")
     project = tmp_path / "scripts-repo"
     bad_line = _scripts_repo(project, tmp_path / "rlcat-src", rev)
 

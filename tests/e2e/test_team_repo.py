@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 import yaml
-from test_precommit import _env, _git
 
 from rlcat import __version__ as VERSION
 from rlcat.dev import wheelhouse
+from rlcat.dev.hook_repo import clean_env, git
 from rlcat.scaffold import WORKFLOW, team_files
 
 from conftest import REPO
@@ -65,7 +65,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Path]]:
 
 def _pip_env(tmp: Path, links: list[Path]) -> dict[str, str]:
     """pip reaches nothing but these folders: no index, no config file, no cache shared with others."""
-    return _env(
+    return clean_env(
         PIP_NO_INDEX="1",
         PIP_FIND_LINKS=" ".join(str(link) for link in links),
         PIP_CONFIG_FILE=os.devnull,
@@ -253,8 +253,8 @@ def test_generated_hook_and_workflow_work_as_written(wheels: list[Path], tmp_pat
     init = _run(ci, tmp_path, "rlcat", "init", "team")
     assert init.returncode == 0, init.stderr
     team = tmp_path / "team"
-    _git(team, "init", "-q")
-    _git(team, "add", "-A")
+    git(team, "init", "-q")
+    git(team, "add", "-A")
 
     steps = _workflow_runs(team)
     assert steps[0]["name"] == install_step["name"]
@@ -279,23 +279,23 @@ def test_generated_hook_and_workflow_work_as_written(wheels: list[Path], tmp_pat
     scripts = team / "scripts"
     scripts.mkdir()
     (scripts / "prepare_data.sh").write_text("#!/usr/bin/env bash\necho preparing\n", encoding="utf-8")
-    _git(team, "add", "-A")
+    git(team, "add", "-A")
     quiet = _pre_commit(team, hook_env)
     assert quiet.returncode == 0 and _hook_result(quiet.stdout, "rlcat lint") == "Passed", quiet.stdout
     bad = scripts / "run_grpo.sh"
     bad.write_text((REPO / "tests/data/lint/plus_misuse.sh").read_text(encoding="utf-8"), encoding="utf-8")
-    _git(team, "add", "-A")
+    git(team, "add", "-A")
     linted = _pre_commit(team, hook_env)
     assert linted.returncode == 1, linted.stdout + linted.stderr
     assert _hook_result(linted.stdout, "rlcat lint") == "Failed", linted.stdout
     assert _hook_result(linted.stdout, "rlcat validate") == "Passed", linted.stdout
     assert "scripts/run_grpo.sh:25:5 RLC408 error: " in linted.stdout, linted.stdout
     bad.unlink()
-    _git(team, "add", "-A")
+    git(team, "add", "-A")
 
     example = team / "recipes" / "my_first_recipe.yaml"
     lines = _break_the_token_budget(example)
-    _git(team, "add", "-A")
+    git(team, "add", "-A")
     failed = _pre_commit(team, hook_env)
     output = failed.stdout + failed.stderr
     assert failed.returncode == 1 and "Failed" in output, output

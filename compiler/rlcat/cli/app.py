@@ -1,25 +1,24 @@
-"""The Typer app, and how every way a command can end becomes its documented exit code.
+"""The Typer app every command registers on, and `run_app`, which runs it and turns Typer's own
+endings (usage errors, Exit, Abort) into the documented exit codes.
 
-`main(argv)` runs the command line in-process and returns the exit code (tests use it); `run()` is
-the console script. The commands register themselves on `app` from their own modules, which are
-imported only when their command is looked up (COMMAND_MODULES).
+The commands register themselves on `app` from their own modules, which are imported only when
+their command is looked up (COMMAND_MODULES). The process around a command (`main`, the console
+script, the exit code of an exception) is cli/process.py.
 """
 
 from __future__ import annotations
 
 import importlib
 import io
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Iterator, MutableMapping
 from functools import cache
 from typing import TYPE_CHECKING
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperGroup
 
 if TYPE_CHECKING:
-    from argparse import Action, ArgumentParser
-
-    from typer._click.core import Command, Context  # the click Typer vendors: what a group's commands are
+    from typer._click.core import Command  # the click Typer vendors: what a group's commands are
 
 from rlcat.diagnostics import ExitCode
 
@@ -89,44 +88,8 @@ class LazyGroup(TyperGroup):
         self.commands = LazyCommands()
 
 
-class OwnParserCommand(TyperCommand):
-    """A command that parses its own arguments (`rlcat lint`, cli/lint.py), in the tree for
-    `rlcat --help`, suggestions and the CLI reference (`actions`: its arguments and options). Run
-    from the tree, it hands every argument to its own parser; cli/process.py runs it without the
-    tree."""
-
-    def __init__(
-        self, name: str, parser: ArgumentParser, actions: list[Action], run: Callable[[list[str]], int]
-    ):
-        super().__init__(
-            name,
-            help=parser.description,
-            epilog=parser.epilog,
-            context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-            add_help_option=False,
-        )
-        self.usage_line = parser.format_usage().removeprefix("Usage: ").strip()
-        self.actions = actions
-        self._run = run
-
-    def invoke(self, ctx: Context) -> int:
-        return self._run(list(ctx.args))
-
-
-def _own_parser(name: str) -> Command | None:
-    """The command of a module that parses its own arguments (one with `parser()`), else None."""
-    module = importlib.import_module(COMMAND_MODULES[name])
-    if not hasattr(module, "parser"):
-        return None
-    parser, actions = module.parser()
-    return OwnParserCommand(name, parser, actions, getattr(module, name))
-
-
 def _registered(name: str) -> Command:
     """The click command Typer builds for `name`, which its module registered on `app`."""
-    own = _own_parser(name)
-    if own is not None:
-        return own
     for info in app.registered_commands:
         assert info.callback is not None
         if (info.name or typer.main.get_command_name(info.callback.__name__)) == name:

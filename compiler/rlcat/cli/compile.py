@@ -8,9 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import (
+from rlcat.cli.common import CatalogOpt
+from rlcat.cli.compiling import (
     AllowKnownBrokenOpt,
-    CatalogOpt,
     EngineOpt,
     ModeOpt,
     OverrideOpt,

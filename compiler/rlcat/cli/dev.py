@@ -44,10 +44,12 @@ def dev_verl_index(
     ] = False,
 ) -> None:
     """Regenerate schemas/verl/ from the real verl releases (needs `rlcat dev fetch-verl` first)."""
+    versions = list(trees.VERL_VERSIONS)
     try:
         from rlcat.dev import build_index  # Hydra: the optional `verl` extra
 
-        code = build_index.main(["--check"] if check else [])
+        out = build_index.default_out_dir()
+        result = build_index.build(versions, out, check=check)
     except FileNotFoundError as exc:  # no checkout to write into, or verl trees not fetched
         raise RlcatError(
             [
@@ -56,8 +58,17 @@ def dev_verl_index(
                 )
             ]
         ) from None
-    if code:
-        raise typer.Exit(code)
+    if not check:
+        for rel in result:
+            sys.stdout.write(f"{(out / rel).stat().st_size:>9}  {out / rel}\n")
+    elif result:
+        sys.stdout.write("\n".join(result) + "\n")
+        sys.stdout.write(
+            f"\nverl key index in {out} is stale; regenerate with: {build_index.REGENERATE_COMMAND}\n"
+        )
+        raise typer.Exit(int(ExitCode.FINDINGS))
+    else:
+        sys.stdout.write(f"verl key index in {out} is up to date ({', '.join(versions)})\n")
 
 
 @dev_app.command(

@@ -7,14 +7,8 @@ from typing import Annotated
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import (
-    AllowKnownBrokenOpt,
-    CatalogOpt,
-    DiffFormatOpt,
-    EngineName,
-    ModeName,
-    compile_plan,
-)
+from rlcat.cli.common import CatalogOpt, DiffFormatOpt, EngineName, ModeName
+from rlcat.cli.compiling import AllowKnownBrokenOpt, compile_plan
 from rlcat.cli.report import write_output
 from rlcat.compile.assemble import Request
 from rlcat.emit.explain import explain, explain_json, explain_text

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Annotated, Optional, TypeAlias
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import (
+from rlcat.cli.common import CatalogOpt, one_of
+from rlcat.cli.compiling import (
     AllowKnownBrokenOpt,
-    CatalogOpt,
     EngineOpt,
     ModeOpt,
     OverrideOpt,
@@ -18,7 +18,6 @@ from rlcat.cli.common import (
     RecipeArg,
     SetOpt,
     compile_plan,
-    one_of,
     plan_request,
     regenerate_command,
 )

@@ -1,14 +1,10 @@
-"""The process around a command: how it starts (the console script), how every way a command can
-end becomes its documented exit code, and which parser reads the arguments.
-
-Every command is a Typer command (cli/app.py) except `rlcat lint`, which parses its own arguments
-with argparse (cli/lint.py): Typer and the pydantic it loads to coerce parameters were most of a cold
-`rlcat lint SCRIPT` (bench/lint_scripts.py). Nothing here imports Typer.
+"""The process around a command: how it starts (the console script) and how every way a command
+can end becomes its documented exit code. Every command is a Typer command (cli/app.py); this module
+imports no Typer, so that `import rlcat.cli` stays cheap.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 import sys
@@ -21,32 +17,9 @@ from rlcat.diagnostics import ExitCode, RlcatError
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI in-process and return its exit code (diagnostics.ExitCode)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if _is_lint(args):
-        # its own parser, without Typer: what a pre-commit hook runs on every commit starts in a
-        # fraction of the time (cli/lint.py, bench/lint_scripts.py)
-        from rlcat.cli.lint import lint
+    from rlcat.cli.app import run_app  # Typer and the command registry: not for `import rlcat.cli`
 
-        _modules_loaded()
-        return exit_code_of(lambda: lint(args[1:]))
-    from rlcat.cli.app import run_app
-
-    _modules_loaded()
     return exit_code_of(lambda: run_app(args))
-
-
-def _is_lint(args: list[str]) -> bool:
-    return args[:1] == ["lint"]
-
-
-def _modules_loaded() -> None:
-    """The console script (`run`) loads a command's modules with the garbage collector off: nearly
-    every object made then (modules, functions, classes) lives as long as the process, so each
-    collection would free nothing and scan them all again, about 5 ms of a cold `rlcat lint`
-    (bench/lint_scripts.py). They are set aside for good (gc.freeze) and the collector turned back
-    on before the command runs. An in-process caller (the tests) keeps its collector as it is."""
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
 
 
 class Terminated(BaseException):
@@ -60,17 +33,7 @@ def run() -> None:
     its signals and its standard streams (tests call main() in-process and keep theirs)."""
     _hold_closed_std_streams()
     signal.signal(signal.SIGTERM, _raise_terminated)
-    gc.disable()  # while the command's modules load (_modules_loaded)
-    args = sys.argv[1:]
-    code = main(args)
-    if _is_lint(args):
-        # Nothing of a lint is left to clean up: its report is written and flushed (exit_code_of),
-        # it leaves no file open, no process running and no exit handler. Tearing the interpreter
-        # down (freeing every module and object one by one) would add about a sixth to a cold
-        # `rlcat lint` (bench/lint_scripts.py), so the process ends here. Other commands exit
-        # normally: launch, for one, relies on Ray's and the runtime's exit handlers.
-        os._exit(code)
-    sys.exit(code)
+    sys.exit(main())
 
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
@@ -157,7 +120,7 @@ def _quiet_closed_streams() -> None:
 def _crashed(exc: Exception) -> int:
     if os.environ.get("RLCAT_TRACEBACK"):
         raise exc
-    # imported here: only a crash needs them, and every start would pay for them (cli/lint.py)
+    # imported here: only a crash needs them, and every start would pay for them
     import tempfile
     import traceback
 

@@ -1,6 +1,6 @@
-"""What the commands share without Typer: the catalog they search, their output and diagnostics,
-and how a report ends. A command that parses its own arguments (`rlcat lint`, cli/process.py) uses
-these without loading Typer."""
+"""What the commands share that needs no Typer: the catalog they search, their output and
+diagnostics, and how a report ends. cli/process.py prints a command's diagnostics with these, so it
+stays free of Typer."""
 
 from __future__ import annotations
 

@@ -6,17 +6,15 @@ dicts that accept new keys ("open" dicts) and the config groups with their optio
 path reads these files instead of composing, so it never needs Hydra or a verl tree; the freshness
 test regenerates them in memory and compares bytes.
 
-Run ``python -m rlcat.dev.build_index`` to regenerate, ``--check`` to verify (exit status 1 and a
+``rlcat dev verl-index`` (cli/dev.py) regenerates it, ``--check`` verifies it (exit status 1 and a
 diff summary when stale).
 """
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import json
 import re
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +28,8 @@ from rlcat.verl.index import index_file_name
 
 FORMAT = 1
 
-_DESCRIPTION = "Generate (or --check) rlcat's verl key index from fetched verl release trees."
-
 #: The command that regenerates the index (printed when the check fails).
-REGENERATE_COMMAND = "rlcat dev verl-index  (or: python -m rlcat.dev.build_index)"
+REGENERATE_COMMAND = "rlcat dev verl-index"
 
 #: Entry configs indexed for every release, in manifest order.
 BASE_ENTRIES: tuple[str, ...] = (
@@ -100,7 +96,7 @@ def default_out_dir() -> Path:
     """Return ``<repo>/schemas/verl`` of the rlcat checkout (the generator is a developer tool)."""
     root = repo_root()
     if root is None:
-        raise FileNotFoundError("not inside an rlcat checkout; pass --out explicitly")
+        raise FileNotFoundError("not inside an rlcat checkout, whose schemas/verl/ the index is written to")
     return root / "schemas" / "verl"
 
 
@@ -404,36 +400,3 @@ def build(
         if not any(folder.iterdir()):
             folder.rmdir()
     return sorted(files)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry: regenerate the index, or with ``--check`` verify it (exit 1 if stale)."""
-    parser = argparse.ArgumentParser(prog="python -m rlcat.dev.build_index", description=_DESCRIPTION)
-    parser.add_argument("--check", action="store_true", help="verify the committed index, write nothing")
-    parser.add_argument("--out", type=Path, default=None, help="index folder (default: <repo>/schemas/verl)")
-    parser.add_argument(
-        "--version",
-        dest="versions",
-        action="append",
-        choices=VERL_VERSIONS,
-        help="verl release to build (repeatable; default: all)",
-    )
-    args = parser.parse_args(argv)
-    versions = args.versions or list(VERL_VERSIONS)
-    out = args.out if args.out is not None else default_out_dir()
-    result = build(versions, out, check=args.check)
-    if args.check:
-        if result:
-            print("\n".join(result))
-            print(f"\nverl key index in {out} is stale; regenerate with: {REGENERATE_COMMAND}")
-            return 1
-        print(f"verl key index in {out} is up to date ({', '.join(versions)})")
-        return 0
-    for rel in result:
-        size = (out / rel).stat().st_size
-        print(f"{size:>9}  {out / rel}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

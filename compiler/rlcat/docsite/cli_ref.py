@@ -4,7 +4,7 @@ It walks the command tree Typer builds (`rlcat.cli.app.command_tree()`) and rend
 command's help, usage, parameters (names, default, help) and epilog examples from the parameter
 objects, so the page cannot drift from the CLI. It reads only the attributes every Click-based
 Typer release has, not Typer's own help formatting, so the page is the same whatever Typer is
-installed. `rlcat lint` parses its own arguments (argparse): its rows come from its parser's actions.
+installed.
 """
 
 from __future__ import annotations
@@ -76,39 +76,13 @@ def _choices(param: Any) -> tuple[str, ...]:
     return ()
 
 
-def _own_parser_rows(actions: list[Any]) -> tuple[list[list[str]], list[list[str]]]:
-    """Argument and option rows of a command that parses its own arguments (argparse actions:
-    cli/app.py OwnParserCommand), as the Typer commands' rows read."""
-    args: list[list[str]] = []
-    opts: list[list[str]] = []
-    for action in actions:
-        text = esc(" ".join(str(action.help or "").split())) or "—"
-        if not action.option_strings:
-            args.append([code(str(action.metavar)), "yes" if action.nargs in ("+", None) else "no", text])
-            continue
-        if "--help" in action.option_strings:
-            continue  # every command's --help row is added below
-        names = sorted(action.option_strings, key=lambda o: (len(o), o))
-        flag = action.nargs == 0
-        cell = ", ".join(code(n) for n in names) + ("" if flag else " *value*")
-        if action.choices:
-            text += " One of " + ", ".join(code(c) for c in action.choices) + "."
-        default = action.default
-        shown = "—" if default is None or default is False else code(default)
-        opts.append([cell, shown, text])
-    return args, opts
-
-
 def _command_md(cmd: Any, path: list[str], level: int) -> str:
     name = " ".join(path)
     out = [f"{'#' * level} {name} {{#{anchor(name)}}}\n"]
     out.append(_paragraphs(cmd.help))
-    own_actions = getattr(cmd, "actions", None)
-    out.append(fence(cmd.usage_line if own_actions is not None else _usage(cmd, name), "text"))
+    out.append(fence(_usage(cmd, name), "text"))
     args: list[list[str]] = []
     opts: list[list[str]] = []
-    if own_actions is not None:
-        args, opts = _own_parser_rows(own_actions)
     for param in cmd.params:
         if getattr(param, "hidden", False):
             continue
