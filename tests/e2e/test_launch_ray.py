@@ -4,11 +4,12 @@ tests/data/launch/stub on the cluster's PYTHONPATH.
 
 Asserted: the argv and env of the plan arrive unchanged in the driver and on every node, the env
 probe ran on both nodes before the trainer, the overrides compose with Hydra against the verl tree
-of the platform's release, and each failure a check predicts happens on real Ray when the check is
-bypassed (a runtime-env key verl's ray.init also sets; `$` in an env value and a NOSET variable
-without entrypoint CPUs, which the env probe then finds on every node and fails the job), while
-`rlcat launch` refuses them, and a plan that needs more GPUs than the cluster, before anything is
-submitted.
+of the platform's release, a local --working-dir (uploaded by Ray's public JobSubmissionClient)
+is the working directory of the driver and of every node, less its excludes, and each failure a
+check predicts happens on real Ray when the check is bypassed (a runtime-env key verl's ray.init
+also sets; `$` in an env value and a NOSET variable without entrypoint CPUs, which the env probe
+then finds on every node and fails the job), while `rlcat launch` refuses them, and a plan that
+needs more GPUs than the cluster, before anything is submitted.
 
 Network safety: loopback only. Ray runs with a HOME holding `ray_bootstrap_config.yaml` = `{}`
 (else the dashboard probes the cloud metadata address at every head start),
@@ -23,6 +24,7 @@ import contextlib
 import ipaddress
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -283,6 +285,30 @@ def test_argv_and_env_arrive_unchanged_on_every_node(
     assert sorted(node["ip"] for node in record["nodes"]) == [HEAD_IP, WORKER_IP]
     assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
     assert record["composed"], record.get("compose_error")
+
+
+def test_a_local_working_dir_arrives_on_every_node(
+    rlcat: Callable[..., Result], ray_cluster: RayCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("RAY_ADDRESS", "RAY_API_SERVER_ADDRESS"):  # else Ray's client would go there
+        monkeypatch.delenv(name, raising=False)
+    folder = tmp_path / "project"
+    (folder / "pkg").mkdir(parents=True)
+    reward = "def score(answer):\n    return 1.0  # uploaded by rlcat\n"
+    (folder / "pkg" / "reward.py").write_text(reward)
+    (folder / ".gitignore").write_text("scratch/\n")
+    (folder / "scratch").mkdir()
+    (folder / "scratch" / "notes.txt").write_text("stays here\n")
+    (folder / "model.safetensors").write_bytes(b"\0" * 64)  # rlcat's default excludes
+    result = _launch(rlcat, ray_cluster, "working_dir", "--working-dir", str(folder))
+    assert result.code == 0, result.err + result.out[-3000:]
+    record = ray_cluster.record("working_dir")
+    uri = record["working_dir"]  # the job's runtime_env on the cluster
+    assert re.fullmatch(r"gcs://_ray_pkg_[0-9a-f]{16}\.zip", uri), uri
+    assert f"--working-dir {folder} RLC1010 info: uploaded as {uri}" in result.err
+    arrived = {".gitignore": "scratch/\n", "pkg/reward.py": reward}
+    assert record["working_dir_files"] == arrived  # the driver's working directory
+    assert [node["working_dir_files"] for node in record["nodes"]] == [arrived, arrived]
 
 
 # --- each predicted failure: refused by rlcat, and real on Ray ----------------------------------
