@@ -4,6 +4,7 @@ follows, reports and stops jobs (the real cluster is tests/e2e/test_launch_ray.p
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import re
@@ -19,6 +20,7 @@ import pytest
 import yaml
 from fake_ray_api import FakeRay, fake_ray_servers
 
+import rlcat
 from rlcat.cli.process import Terminated
 from rlcat.launch import ray_job
 from rlcat.launch.checks import gpus_fit
@@ -480,3 +482,16 @@ def test_a_wrong_token_is_the_clusters_refusal(
     assert result.code == 1
     assert "RLC1008" in result.err and "HTTP 403 Forbidden: Invalid authentication token" in result.err
     assert fake.requests == [("GET", "/api/version", f"Bearer {TOKEN}")] and fake.submitted == []
+
+
+def test_of_ray_rlcat_imports_only_the_public_job_submission_client() -> None:
+    imported: dict[str, str] = {}
+    for path in sorted(Path(rlcat.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                if name == "ray" or name.startswith("ray."):
+                    imported[name] = path.name
+    assert imported == {"ray.job_submission": "ray_rest.py"}

@@ -159,6 +159,10 @@ def ray_cluster() -> Iterator[RayCluster]:
             "start",
             f"--address={HEAD_IP}:{gcs}",
             f"--node-ip-address={WORKER_IP}",
+            # a folder of its own, as on a machine of its own: each node unpacks a job's working_dir
+            # into its temp dir, first deleting what is there, which would be the head's copy
+            # (the driver's working directory) if the two nodes shared one
+            f"--temp-dir={root / 'ray-worker'}",
             "--num-cpus=1",
             *common,
         )

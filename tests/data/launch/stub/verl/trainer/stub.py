@@ -122,6 +122,7 @@ def main() -> None:
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(record, fh)
     print("rlcat stand-in:", "ok" if code == 0 else "failed", out, flush=True)
-    if "ray_error" in record:
-        print(record["ray_error"], flush=True)
+    for error in ("ray_error", "compose_error"):
+        if error in record:
+            print(record[error], flush=True)
     sys.exit(code)
