@@ -118,7 +118,8 @@ def fake_ray_servers() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
                 pass
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        # a short poll: shutting the server down waits for one
+        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
         servers.append(server)
         return fake, f"http://127.0.0.1:{server.server_address[1]}"
 
