@@ -429,6 +429,20 @@ def test_a_local_working_dir_is_uploaded_through_rays_client(
     assert fake.submitted[-1]["runtime_env"]["working_dir"] == uri
 
 
+def test_rays_warnings_while_packing_are_findings_escaped_as_all_output(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = project(tmp_path / "proj")
+    with (folder / "big\x1b[2J.dat").open("wb") as big:  # a name that would clear the terminal
+        big.truncate(10 * 2**20)  # Ray warns of a file from 10 MiB
+    _, address = fake_ray(["RUNNING"], token=TOKEN)
+    result = submit_token(rlcat, address, "--working-dir", str(folder))
+    assert result.code == 0, result.err
+    [warning] = [line for line in result.err.splitlines() if " RLC1010 warning: Ray: " in line]
+    assert "big\\x1b[2J.dat" in warning and "\x1b" not in result.err
+    assert result.err.index("RLC1010 warning: Ray:") < result.err.index("RLC1010 info: uploaded as gcs://")
+
+
 def test_an_upload_the_cluster_refuses_is_its_word(
     rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -135,8 +135,11 @@ def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console)
     if problems:
         raise RlcatError(problems, ExitCode.FINDINGS)
     folder = working_dir_path(launch.options)
-    body = submission(launch)
-    submission_id = client.submit(body) if folder is None else client.submit_uploading(body)
+    ray_warnings: list[str] = []
+    if folder is None:
+        submission_id = client.submit(submission(launch))
+    else:
+        submission_id, ray_warnings = client.submit_uploading(submission(launch))
     gpus = sum(per_node)
     console.tell(
         [
@@ -150,7 +153,7 @@ def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console)
         ]
     )
     if folder is not None:
-        _tell_package(client, submission_id, folder, console)
+        _tell_package(client, submission_id, folder, ray_warnings, console)
     if not wait:
         console.log(submission_id + "\n")
         return int(ExitCode.OK)
@@ -267,17 +270,15 @@ def _check_uploader(client: RayJobsClient, folder: Path) -> None:
         )
 
 
-def _tell_package(client: RayJobsClient, submission_id: str, folder: Path, console: Console) -> None:
-    """Name the package the cluster holds for the working_dir (the job's runtime_env says it)."""
+def _tell_package(
+    client: RayJobsClient, submission_id: str, folder: Path, ray_warnings: list[str], console: Console
+) -> None:
+    """What Ray's client warned of while it packed the working_dir, and the package the cluster
+    holds for it (the job's runtime_env says which)."""
+    where = f"--working-dir {folder}"
     runtime_env = client.info(submission_id).get("runtime_env") or {}
     uri = runtime_env.get("working_dir") if isinstance(runtime_env, dict) else None
-    console.tell(
-        [
-            diag(
-                "RLC1010",
-                f"uploaded as {uri}",
-                severity=Severity.INFO,
-                argument=f"--working-dir {folder}",
-            )
-        ]
-    )
+    warned = [
+        diag("RLC1010", f"Ray: {said}", severity=Severity.WARNING, argument=where) for said in ray_warnings
+    ]
+    console.tell([*warned, diag("RLC1010", f"uploaded as {uri}", severity=Severity.INFO, argument=where)])

@@ -12,13 +12,16 @@ RAY_AUTH_TOKEN_PATH, else ~/.ray/auth_token.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import logging
+import logging.handlers
 import os
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,25 +147,41 @@ class RayJobsClient:
         answer = self._call("POST", f"/api/jobs/{urllib.parse.quote(submission_id, safe='')}/stop")
         return bool(isinstance(answer, dict) and answer.get("stopped"))
 
-    def submit_uploading(self, body: dict[str, Any]) -> str:
+    def submit_uploading(self, body: dict[str, Any]) -> tuple[str, list[str]]:
         """Submit a job whose runtime_env names a local working_dir through Ray's public
         `JobSubmissionClient`: it packs the folder less its excludes (and what .gitignore names),
         uploads the package unless the cluster has it, and posts the body with the package's
         `gcs://_ray_pkg_HASH.zip` URI in its place. The token goes in the same header; Ray's
-        client has no request timeout. `RaySdkMissing` without `ray[default]`."""
+        client has no request timeout. Returns the submission id and the warnings Ray logged
+        meanwhile, for rlcat to report. `RaySdkMissing` without `ray[default]`."""
         sdk = job_submission_client()
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
-        # Ray's client narrates packing and uploading at INFO on stderr, with the paths as they
-        # are; rlcat says which package the job got itself (RLC1010). Its warnings still show.
-        logging.disable(logging.INFO)
-        try:
-            return str(sdk(self.url, headers=headers).submit_job(**body))
-        except Exception as exc:  # what Ray's client raises: RuntimeError for an HTTP error,
-            # AuthenticationError, ValueError for a runtime_env it refuses, requests' OSErrors
-            reached = not isinstance(exc, OSError) or getattr(exc, "response", None) is not None
-            raise RayApiError(f"{type(exc).__name__}: {_tail(str(exc))}", reached=reached) from None
-        finally:
-            logging.disable(logging.NOTSET)  # rlcat sets no logging level of its own
+        with _ray_warnings() as warnings:
+            try:
+                submission_id = str(sdk(self.url, headers=headers).submit_job(**body))
+            except Exception as exc:  # what Ray's client raises: RuntimeError for an HTTP error,
+                # AuthenticationError, ValueError for a runtime_env it refuses, requests' OSErrors
+                reached = not isinstance(exc, OSError) or getattr(exc, "response", None) is not None
+                raise RayApiError(f"{type(exc).__name__}: {_tail(str(exc))}", reached=reached) from None
+        return submission_id, warnings
+
+
+@contextlib.contextmanager
+def _ray_warnings() -> Iterator[list[str]]:
+    """Ray's log records while its client packs and uploads, kept instead of written: Ray writes
+    file names as they are (a control character in one would reach the terminal), and narrates at
+    INFO what rlcat reports itself. The list fills with the warnings' text on exit, to be reported
+    as findings."""
+    ray_logger = logging.getLogger("ray")  # Ray's modules log under it; it does not propagate
+    kept = logging.handlers.BufferingHandler(capacity=10_000)  # flushing empties it: never, here
+    kept.setLevel(logging.WARNING)
+    handlers, ray_logger.handlers = ray_logger.handlers, [kept]
+    warnings: list[str] = []
+    try:
+        yield warnings
+    finally:
+        ray_logger.handlers = handlers
+        warnings.extend(record.getMessage() for record in kept.buffer)
 
 
 class RaySdkMissing(Exception):
