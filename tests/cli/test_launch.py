@@ -4,9 +4,14 @@ follows, reports and stops jobs (the real cluster is tests/e2e/test_launch_ray.p
 
 from __future__ import annotations
 
+import ast
+import io
 import json
+import re
 import shlex
 import subprocess
+import sys
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +20,7 @@ import pytest
 import yaml
 from fake_ray_api import FakeRay, fake_ray_servers
 
+import rlcat
 from rlcat.cli.process import Terminated
 from rlcat.launch import ray_job
 from rlcat.launch.checks import gpus_fit
@@ -359,3 +365,150 @@ def test_timeout_stops_the_job(rlcat: Run, fake_ray: Any, monkeypatch: pytest.Mo
     result = submit(rlcat, address, "--wait", "--timeout", "150")
     assert result.code == 1 and "--timeout" in result.err
     assert fake.stopped == ["/api/jobs/raysubmit_test/stop"]
+
+
+# --- a local working_dir: uploaded by Ray's public JobSubmissionClient ---------------------------
+
+TOKEN = "rlcat-test-token"
+
+
+@pytest.fixture
+def ray_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """The submitting user's environment: no RAY_ADDRESS of their own, the cluster's token."""
+    for name in ("RAY_ADDRESS", "RAY_API_SERVER_ADDRESS", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RAY_AUTH_TOKEN", TOKEN)
+    return monkeypatch
+
+
+def project(root: Path) -> Path:
+    """A working dir with code, a file under a folder .gitignore names, and weights the default
+    excludes leave out."""
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "reward.py").write_text("def score(x):\n    return 1.0\n")
+    (root / "run.sh").write_text("echo run\n")
+    (root / ".gitignore").write_text("scratch/\n")
+    (root / "scratch").mkdir()
+    (root / "scratch" / "notes.txt").write_text("local notes\n")
+    (root / "model.safetensors").write_bytes(b"\0" * 64)
+    return root
+
+
+def submit_token(rlcat: Run, address: str, *args: str) -> Result:
+    token_auth = ("--ray-auth-mode", "token")
+    return launch(rlcat, "--target", "ray-job", *token_auth, "--submit", "--address", address, *args)
+
+
+def test_a_local_working_dir_is_uploaded_through_rays_client(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = project(tmp_path / "proj")
+    fake, address = fake_ray(["RUNNING"], token=TOKEN)
+    result = submit_token(rlcat, address, "--working-dir", str(folder))
+    assert result.code == 0, result.err
+    [(uri, package)] = fake.packages.items()
+    assert re.fullmatch(r"gcs://_ray_pkg_[0-9a-f]{16}\.zip", uri)
+    with zipfile.ZipFile(io.BytesIO(package)) as archive:
+        files = {name for name in archive.namelist() if not name.endswith("/")}
+        assert archive.read("pkg/reward.py") == b"def score(x):\n    return 1.0\n"
+    assert files == {".gitignore", "pkg/reward.py", "run.sh"}  # not scratch/ nor the weights
+    [body] = fake.submitted
+    assert body["runtime_env"]["working_dir"] == uri  # the package's URI in place of the folder
+    assert body["runtime_env"]["env_vars"]["RAY_AUTH_MODE"] == "token"
+    assert body["metadata"]["rlcat_recipe"] == "gsm8k_qwen3_8b_fsdp" and body["entrypoint_num_cpus"] == 1.0
+    assert f"--working-dir {folder} RLC1010 info: uploaded as {uri}" in result.err
+    assert result.out == "raysubmit_test\n"
+    # every request, rlcat's own and Ray's client's, carried the cluster's token
+    methods = {(method, path.split("/")[2]) for method, path, _ in fake.requests}
+    assert {("GET", "version"), ("GET", "packages"), ("PUT", "packages"), ("POST", "jobs")} <= methods
+    assert {auth for _, _, auth in fake.requests} == {f"Bearer {TOKEN}"}
+
+    again = submit_token(rlcat, address, "--working-dir", str(folder))
+    assert again.code == 0, again.err
+    assert [m for m, path, _ in fake.requests if m == "PUT"] == ["PUT"]  # the cluster had it: not sent twice
+    assert fake.submitted[-1]["runtime_env"]["working_dir"] == uri
+
+
+def test_rays_warnings_while_packing_are_findings_escaped_as_all_output(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = project(tmp_path / "proj")
+    with (folder / "big\x1b[2J.dat").open("wb") as big:  # a name that would clear the terminal
+        big.truncate(10 * 2**20)  # Ray warns of a file from 10 MiB
+    _, address = fake_ray(["RUNNING"], token=TOKEN)
+    result = submit_token(rlcat, address, "--working-dir", str(folder))
+    assert result.code == 0, result.err
+    [warning] = [line for line in result.err.splitlines() if " RLC1010 warning: Ray: " in line]
+    assert "big\\x1b[2J.dat" in warning and "\x1b" not in result.err
+    assert result.err.index("RLC1010 warning: Ray:") < result.err.index("RLC1010 info: uploaded as gcs://")
+
+
+def test_an_upload_the_cluster_refuses_is_its_word(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake, address = fake_ray(["RUNNING"], token=TOKEN, max_body=100)
+    result = submit_token(rlcat, address, "--working-dir", str(project(tmp_path / "proj")))
+    assert result.code == 1, result.err
+    assert "RLC1008" in result.err and "RuntimeError: Request failed with status code 413" in result.err
+    assert "Maximum request body size 100 exceeded" in result.err and "Traceback" not in result.err
+    assert fake.packages == {} and fake.submitted == []
+
+
+def test_without_rays_client_a_local_working_dir_is_refused_before_anything_is_sent(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ray_env.setitem(sys.modules, "ray.job_submission", None)  # as if `ray` were not installed
+    fake, address = fake_ray(["RUNNING"], token=TOKEN)
+    result = submit_token(rlcat, address, "--working-dir", str(project(tmp_path / "proj")))
+    assert result.code == 2
+    assert "RLC1007" in result.err and "`ray` is not installed here" in result.err
+    assert 'hint: pip install "ray[default]" beside rlcat, or give a URI Ray fetches itself' in result.err
+    assert fake.requests == []
+    # a remote URI needs no upload, so no Ray: the documented REST API posts it as given
+    remote = submit_token(rlcat, address, "--working-dir", "https://example.org/proj.zip")
+    assert remote.code == 0, remote.err
+    assert fake.submitted[-1]["runtime_env"]["working_dir"] == "https://example.org/proj.zip"
+
+
+@pytest.mark.parametrize("variable", ["RAY_ADDRESS", "RAY_API_SERVER_ADDRESS"])
+def test_a_ray_address_elsewhere_would_redirect_the_upload(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, tmp_path: Path, variable: str
+) -> None:
+    folder = project(tmp_path / "proj")
+    fake, address = fake_ray(["RUNNING"], token=TOKEN)
+    ray_env.setenv(variable, "http://127.0.0.9:8265")
+    result = submit_token(rlcat, address, "--working-dir", str(folder))
+    assert result.code == 2
+    said = f"RLC105 error: {variable}=http://127.0.0.9:8265 is set, and Ray's JobSubmissionClient"
+    assert said in result.err
+    assert fake.requests == []
+    ray_env.setenv(variable, address + "/")  # the same dashboard: Ray's client goes where rlcat checked
+    same = submit_token(rlcat, address, "--working-dir", str(folder))
+    assert same.code == 0, same.err
+    assert len(fake.packages) == 1
+
+
+def test_a_wrong_token_is_the_clusters_refusal(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch
+) -> None:
+    fake, address = fake_ray(["RUNNING"], token="another-token")
+    result = submit_token(rlcat, address)
+    assert result.code == 1
+    assert "RLC1008" in result.err and "HTTP 403 Forbidden: Invalid authentication token" in result.err
+    assert fake.requests == [("GET", "/api/version", f"Bearer {TOKEN}")] and fake.submitted == []
+
+
+def test_of_ray_rlcat_imports_only_the_public_job_submission_client() -> None:
+    imported: dict[str, str] = {}
+    for path in sorted(Path(rlcat.__file__).parent.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if not re.search(r"^\s*(import|from)\s.*\bray\b", text, re.MULTILINE):
+            continue  # no statement that could import Ray: not worth parsing
+        for node in ast.walk(ast.parse(text)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                if name == "ray" or name.startswith("ray."):
+                    imported[name] = path.name
+    assert imported == {"ray.job_submission": "ray_rest.py"}

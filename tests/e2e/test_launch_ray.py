@@ -4,17 +4,22 @@ tests/data/launch/stub on the cluster's PYTHONPATH.
 
 Asserted: the argv and env of the plan arrive unchanged in the driver and on every node, the env
 probe ran on both nodes before the trainer, the overrides compose with Hydra against the verl tree
-of the platform's release, and each failure a check predicts happens on real Ray when the check is
-bypassed (a runtime-env key verl's ray.init also sets; `$` in an env value and a NOSET variable
-without entrypoint CPUs, which the env probe then finds on every node and fails the job), while
-`rlcat launch` refuses them, and a plan that needs more GPUs than the cluster, before anything is
-submitted.
+of the platform's release, a local --working-dir (uploaded by Ray's public JobSubmissionClient)
+is the working directory of the driver and of every node, less its excludes, and each failure a
+check predicts happens on real Ray when the check is bypassed (a runtime-env key verl's ray.init
+also sets; `$` in an env value and a NOSET variable without entrypoint CPUs, which the env probe
+then finds on every node and fails the job), while `rlcat launch` refuses them, and a plan that
+needs more GPUs than the cluster, before anything is submitted.
 
 Network safety: loopback only. Ray runs with a HOME holding `ray_bootstrap_config.yaml` = `{}`
-(else the dashboard probes the cloud metadata address at every head start),
-RAY_USAGE_STATS_ENABLED=0 and RAY_AUTH_MODE=disabled; these are the cluster's settings, never in
-rlcat's output. A test checks that no socket of the Ray processes leaves 127.0.0.0/8. Every
-process is bounded in time and stopped by PID in the fixture's teardown, even when a test fails.
+(else the dashboard probes the cloud metadata address at every head start) and
+RAY_USAGE_STATS_ENABLED=0 (the cluster's settings, never in rlcat's output). A test checks that no
+socket of the Ray processes leaves 127.0.0.0/8. Every process is bounded in time and stopped by PID
+in the fixture's teardown, even when a test fails.
+
+The cluster requires token authentication (RAY_AUTH_MODE=token, a token made for the run in
+RAY_AUTH_TOKEN): every launch, through rlcat's REST client and through Ray's JobSubmissionClient,
+shows that the token reaches the dashboard, and a test shows a request without it refused.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import contextlib
 import ipaddress
 import json
 import os
+import re
+import secrets
 import shlex
 import shutil
 import signal
@@ -31,6 +38,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +68,8 @@ RECIPE = "gsm8k_qwen3_8b_fsdp"
 # a 2 × 4 GPU plan: one GPU bundle per node of the test cluster
 TWO_NODES = ("--set", "resources.nodes=2", "--set", "resources.gpus_per_node=4")
 TRICKY = "a b'c\"d;e|f&g*h?[i] {j} `k` \\l"
+TOKEN = secrets.token_hex(16)  # the cluster's; rlcat reads it from RAY_AUTH_TOKEN, as Ray's clients do
+AUTH = ("--ray-auth-mode", "token")
 
 
 @dataclass
@@ -126,7 +137,8 @@ def ray_cluster() -> Iterator[RayCluster]:
     env |= {
         "HOME": str(home),
         "RAY_USAGE_STATS_ENABLED": "0",
-        "RAY_AUTH_MODE": "disabled",
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": TOKEN,
         "PYTHONPATH": str(STUB),
         "RLCAT_STUB_OUT": str(out),
         "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
@@ -157,6 +169,10 @@ def ray_cluster() -> Iterator[RayCluster]:
             "start",
             f"--address={HEAD_IP}:{gcs}",
             f"--node-ip-address={WORKER_IP}",
+            # a folder of its own, as on a machine of its own: each node unpacks a job's working_dir
+            # into its temp dir, first deleting what is there, which would be the head's copy
+            # (the driver's working directory) if the two nodes shared one
+            f"--temp-dir={root / 'ray-worker'}",
             "--num-cpus=1",
             *common,
         )
@@ -170,7 +186,7 @@ def ray_cluster() -> Iterator[RayCluster]:
                 break
             cluster.stop()
             assert attempt < 3, worker.stderr[-3000:]
-        client = RayJobsClient(cluster.address)
+        client = RayJobsClient(cluster.address, token=TOKEN)
         deadline = time.monotonic() + 60
         while len([n for n in client.nodes() if n.alive]) < 2:
             assert time.monotonic() < deadline, "the worker did not join within 60 s"
@@ -189,8 +205,7 @@ def _launch(rlcat: Callable[..., Result], cluster: RayCluster, name: str, *args:
         RECIPE,
         "--target",
         "ray-job",
-        "--ray-auth-mode",
-        "disabled",
+        *AUTH,
         "--set",
         f"trainer.experiment={name}",
         *TWO_NODES,
@@ -208,8 +223,8 @@ def _bypassing_checks(cluster: RayCluster, name: str, sets: list[str], cpus: flo
     """Submit the launch rlcat would refuse, straight through the REST client: what real Ray does."""
     sets = [f"trainer.experiment={name}", "resources.nodes=2", "resources.gpus_per_node=4", *sets]
     compiled = compile_request(Request(RECIPE, "cuda", sets=sets))
-    launch = Launch(compiled, launch_command(compiled, "disabled"), LaunchOptions(entrypoint_cpus=cpus))
-    client = RayJobsClient(cluster.address)
+    launch = Launch(compiled, launch_command(compiled, "token"), LaunchOptions(entrypoint_cpus=cpus))
+    client = RayJobsClient(cluster.address, token=TOKEN)
     job = client.submit(submission(launch))
     deadline = time.monotonic() + JOB_SECONDS
     while (info := client.info(job))["status"] not in TERMINAL_STATES:
@@ -224,11 +239,19 @@ def _job_count(cluster: RayCluster) -> int:
     return len(json.loads(_get(cluster.address + "/api/jobs/")))
 
 
-def _get(url: str) -> str:
-    import urllib.request
-
-    with urllib.request.urlopen(url, timeout=10) as response:
+def _get(url: str, token: str | None = TOKEN) -> str:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
         return str(response.read().decode())
+
+
+@pytest.fixture(autouse=True)
+def _submitting_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rlcat runs in this process: the cluster's token where Ray's clients look first, and no
+    RAY_ADDRESS that would send Ray's JobSubmissionClient elsewhere."""
+    for name in ("RAY_ADDRESS", "RAY_API_SERVER_ADDRESS", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RAY_AUTH_TOKEN", TOKEN)
 
 
 # --- the plan arrives as it was made ------------------------------------------------------------
@@ -258,8 +281,7 @@ def test_argv_and_env_arrive_unchanged_on_every_node(
         RECIPE,
         "--target",
         "ray-job",
-        "--ray-auth-mode",
-        "disabled",
+        *AUTH,
         "--set",
         f"trainer.experiment={name}",
         *TWO_NODES,
@@ -283,6 +305,28 @@ def test_argv_and_env_arrive_unchanged_on_every_node(
     assert sorted(node["ip"] for node in record["nodes"]) == [HEAD_IP, WORKER_IP]
     assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
     assert record["composed"], record.get("compose_error")
+
+
+def test_a_local_working_dir_arrives_on_every_node(
+    rlcat: Callable[..., Result], ray_cluster: RayCluster, tmp_path: Path
+) -> None:
+    folder = tmp_path / "project"
+    (folder / "pkg").mkdir(parents=True)
+    reward = "def score(answer):\n    return 1.0  # uploaded by rlcat\n"
+    (folder / "pkg" / "reward.py").write_text(reward)
+    (folder / ".gitignore").write_text("scratch/\n")
+    (folder / "scratch").mkdir()
+    (folder / "scratch" / "notes.txt").write_text("stays here\n")
+    (folder / "model.safetensors").write_bytes(b"\0" * 64)  # rlcat's default excludes
+    result = _launch(rlcat, ray_cluster, "working_dir", "--working-dir", str(folder))
+    assert result.code == 0, result.err + result.out[-3000:]
+    record = ray_cluster.record("working_dir")
+    uri = record["working_dir"]  # the job's runtime_env on the cluster
+    assert re.fullmatch(r"gcs://_ray_pkg_[0-9a-f]{16}\.zip", uri), uri
+    assert f"--working-dir {folder} RLC1010 info: uploaded as {uri}" in result.err
+    arrived = {".gitignore": "scratch/\n", "pkg/reward.py": reward}
+    assert record["working_dir_files"] == arrived  # the driver's working directory
+    assert [node["working_dir_files"] for node in record["nodes"]] == [arrived, arrived]
 
 
 # --- each predicted failure: refused by rlcat, and real on Ray ----------------------------------
@@ -340,8 +384,7 @@ def test_too_few_gpus_is_refused_before_submitting(
         RECIPE,
         "--target",
         "ray-job",
-        "--ray-auth-mode",
-        "disabled",
+        *AUTH,
         "--set",
         "resources.nodes=2",
         "--submit",
@@ -360,8 +403,7 @@ def test_unreachable_address_is_bad_input(rlcat: Callable[..., Result], ray_clus
         RECIPE,
         "--target",
         "ray-job",
-        "--ray-auth-mode",
-        "disabled",
+        *AUTH,
         *TWO_NODES,
         "--submit",
         "--address",
@@ -369,6 +411,19 @@ def test_unreachable_address_is_bad_input(rlcat: Callable[..., Result], ray_clus
     )
     assert result.code == 2
     assert "RLC1008" in result.err and "Traceback" not in result.err
+
+
+def test_the_cluster_requires_its_token(
+    rlcat: Callable[..., Result], ray_cluster: RayCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert json.loads(_get(ray_cluster.address + "/api/version"))["ray_version"]
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        _get(ray_cluster.address + "/api/version", token=None)
+    assert refused.value.code == 401
+    monkeypatch.setenv("RAY_AUTH_TOKEN", "not-the-token")
+    result = _launch(rlcat, ray_cluster, "wrong_token")
+    assert result.code == 1
+    assert "RLC1008" in result.err and "HTTP 403" in result.err and "Traceback" not in result.err
 
 
 # --- network safety -----------------------------------------------------------------------------

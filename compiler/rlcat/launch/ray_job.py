@@ -2,15 +2,15 @@
 first path: `ray job submit --address http://HEAD:8265 -- python3 -m verl.trainer.main_ppo ...`).
 The entrypoint probes each node's env (env_probe.py) before the trainer starts.
 
-`--emit` writes the REST body (`POST /api/jobs/`) as JSON; `--submit` posts it through the
-standard library (ray_rest.py) after checking the cluster's GPUs, and with `--wait` follows the
-job to its end, printing its logs, and stops it on Ctrl-C or SIGTERM.
+`--emit` writes the REST body (`POST /api/jobs/`) as JSON; `--submit` posts it after checking the
+cluster's GPUs (ray_rest.py: the standard library, or Ray's public JobSubmissionClient when a
+local --working-dir must be uploaded), and with `--wait` follows the job to its end, printing its
+logs, and stops it on Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
 
 import shlex
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,15 @@ from rlcat.launch import checks
 from rlcat.launch.base import Console, Launch, Target, working_dir_path
 from rlcat.launch.command import RAY_AUTH_MODE, ray_accelerator
 from rlcat.launch.env_probe import ray_probe_line
-from rlcat.launch.ray_rest import TERMINAL_STATES, RayApiError, RayJobsClient, auth_token
+from rlcat.launch.ray_rest import (
+    TERMINAL_STATES,
+    RayApiError,
+    RayJobsClient,
+    RaySdkMissing,
+    auth_token,
+    job_submission_client,
+    sdk_address_override,
+)
 
 
 def entrypoint(launch: Launch) -> str:
@@ -31,14 +39,14 @@ def entrypoint(launch: Launch) -> str:
     return f"{ray_probe_line(launch.command.env)} && exec {launch.command.posix_line()}"
 
 
-def submission(launch: Launch, working_dir: str | None = None) -> dict[str, Any]:
-    """The body of `POST /api/jobs/` (the entrypoint: `entrypoint`). `working_dir` is the uploaded
-    package's URI; without it, --working-dir as given (a remote URI, or a local folder for
-    `ray job submit --runtime-env-json`, which uploads it)."""
+def submission(launch: Launch) -> dict[str, Any]:
+    """The body of `POST /api/jobs/` (the entrypoint: `entrypoint`), with --working-dir as given: a
+    remote URI Ray fetches, or a local folder, which Ray's clients (JobSubmissionClient,
+    `ray job submit --runtime-env-json`) upload and replace with the package's URI."""
     options = launch.options
     runtime_env: dict[str, Any] = {"env_vars": launch.command.env_vars}
-    if working_dir or options.working_dir:
-        runtime_env["working_dir"] = working_dir or options.working_dir
+    if options.working_dir:
+        runtime_env["working_dir"] = options.working_dir
         runtime_env["excludes"] = list(options.excludes)
     plan = launch.compiled.plan
     body: dict[str, Any] = {
@@ -96,6 +104,9 @@ class RayJob(Target):
             client = RayJobsClient(address, token=token)
         except ValueError as exc:
             raise RlcatError([diag("RLC105", str(exc), argument=f"--address {address}")]) from None
+        folder = working_dir_path(launch.options)
+        if folder is not None:
+            _check_uploader(client, folder)
         try:
             return _submit(client, launch, wait, console)
         except RayApiError as exc:
@@ -123,8 +134,12 @@ def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console)
     problems = checks.gpus_fit(launch.command.pools, per_node, resource)
     if problems:
         raise RlcatError(problems, ExitCode.FINDINGS)
-    uri = _upload_working_dir(client, launch)
-    submission_id = client.submit(submission(launch, uri))
+    folder = working_dir_path(launch.options)
+    ray_warnings: list[str] = []
+    if folder is None:
+        submission_id = client.submit(submission(launch))
+    else:
+        submission_id, ray_warnings = client.submit_uploading(submission(launch))
     gpus = sum(per_node)
     console.tell(
         [
@@ -137,6 +152,8 @@ def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console)
             )
         ]
     )
+    if folder is not None:
+        _tell_package(client, submission_id, folder, ray_warnings, console)
     if not wait:
         console.log(submission_id + "\n")
         return int(ExitCode.OK)
@@ -219,30 +236,49 @@ def _result(submission_id: str, info: dict[str, Any], console: Console) -> int:
     return code if isinstance(code, int) and 0 < code < 256 else int(ExitCode.FINDINGS)
 
 
-def _upload_working_dir(client: RayJobsClient, launch: Launch) -> str | None:
-    """Pack and upload a local --working-dir as the Ray SDK does (the only use of `ray` here: its
-    packaging makes the content-addressed `gcs://_ray_pkg_HASH.zip` URI the cluster expects)."""
-    folder = working_dir_path(launch.options)
-    if folder is None:
-        return None
+def _check_uploader(client: RayJobsClient, folder: Path) -> None:
+    """Before anything is sent: a local --working-dir is uploaded by Ray's JobSubmissionClient (the
+    package routes are not part of the documented REST API), which must be installed here and must
+    not be sent elsewhere by RAY_ADDRESS."""
     try:
-        from ray._private.runtime_env.packaging import create_package, get_uri_for_directory
-    except ImportError:
+        job_submission_client()
+    except RaySdkMissing as exc:
         raise RlcatError(
             [
                 diag(
                     "RLC1007",
-                    "uploading a local working_dir needs Ray's packaging, and `ray` is not installed here",
+                    f"uploading a local working_dir takes Ray's job submission client, and {exc}",
                     argument=f"--working-dir {folder}",
-                    hint="pip install 'ray[default]' beside rlcat, or give a URI Ray fetches itself "
-                    "(https://.../dir.zip, s3://..., gcs://...)",
+                    hint='pip install "ray[default]" beside rlcat, or give a URI Ray fetches itself '
+                    "(https://.../dir.zip, s3://..., gs://...)",
                 )
             ]
         ) from None
-    excludes = list(launch.options.excludes)
-    uri = str(get_uri_for_directory(str(folder), include_gitignore=True, excludes=excludes))
-    with tempfile.TemporaryDirectory(prefix="rlcat-working-dir-") as tmp:
-        package = Path(tmp) / "package.zip"
-        create_package(str(folder), package, include_gitignore=True, excludes=excludes)
-        client.upload_package(uri, package.read_bytes())
-    return uri
+    override = sdk_address_override(client.url)
+    if override is not None:
+        name, value = override
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    f"{name}={value} is set, and Ray's JobSubmissionClient, which uploads the "
+                    f"working_dir, would submit there instead of to {client.url}",
+                    argument=f"--address {client.url}",
+                    hint=f"unset {name} for this command, or set it to {client.url}",
+                )
+            ]
+        )
+
+
+def _tell_package(
+    client: RayJobsClient, submission_id: str, folder: Path, ray_warnings: list[str], console: Console
+) -> None:
+    """What Ray's client warned of while it packed the working_dir, and the package the cluster
+    holds for it (the job's runtime_env says which)."""
+    where = f"--working-dir {folder}"
+    runtime_env = client.info(submission_id).get("runtime_env") or {}
+    uri = runtime_env.get("working_dir") if isinstance(runtime_env, dict) else None
+    warned = [
+        diag("RLC1010", f"Ray: {said}", severity=Severity.WARNING, argument=where) for said in ray_warnings
+    ]
+    console.tell([*warned, diag("RLC1010", f"uploaded as {uri}", severity=Severity.INFO, argument=where)])

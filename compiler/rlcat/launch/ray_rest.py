@@ -1,18 +1,27 @@
-"""The Ray Jobs REST API through the standard library: submitting needs no `ray` install (384 MB).
+"""The Ray Jobs API. What the documented REST API covers goes through the standard library, so
+submitting needs no `ray` install (384 MB); a local working_dir, which that API cannot upload, goes
+through Ray's public `ray.job_submission.JobSubmissionClient` (`submit_uploading`).
 
-Endpoints (Ray 2.x dashboard, ray/dashboard/modules/job/job_head.py and state/state_head.py):
-GET /api/version, GET /api/v0/nodes, POST /api/jobs/, GET /api/jobs/{id}, GET /api/jobs/{id}/logs,
-POST /api/jobs/{id}/stop. Token authentication sends `Authorization: Bearer TOKEN`, the token read
-as Ray reads it: RAY_AUTH_TOKEN, else the file RAY_AUTH_TOKEN_PATH, else ~/.ray/auth_token.
+Documented routes (docs.ray.io, Ray Jobs REST API and its OpenAPI specification): GET /api/version,
+POST /api/jobs/, GET /api/jobs/{id}, GET /api/jobs/{id}/logs, POST /api/jobs/{id}/stop. Besides
+them, GET /api/v0/nodes is the state API's route (what `ray list nodes` and
+`ray.util.state.list_nodes` read: ray/dashboard/modules/state/state_head.py). Token authentication
+sends `Authorization: Bearer TOKEN`, the token read as Ray reads it: RAY_AUTH_TOKEN, else the file
+RAY_AUTH_TOKEN_PATH, else ~/.ray/auth_token.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import json
+import logging
+import logging.handlers
 import os
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,7 +73,7 @@ SUBMIT_SECONDS = 120.0
 
 
 class RayJobsClient:
-    """One cluster's job API. Every request is bounded by `timeout` seconds."""
+    """One cluster's job API. Every request it sends itself is bounded by `timeout` seconds."""
 
     def __init__(self, address: str, *, token: str | None = None, timeout: float = 10.0) -> None:
         self.url = dashboard_url(address)
@@ -81,7 +90,7 @@ class RayJobsClient:
             with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
                 text = response.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as exc:
-            detail = exc.read().decode("utf-8", "replace").strip()[:2000]
+            detail = _tail(exc.read().decode("utf-8", "replace"))
             raise RayApiError(f"{method} {path}: HTTP {exc.code} {detail}", reached=True) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
@@ -138,17 +147,81 @@ class RayJobsClient:
         answer = self._call("POST", f"/api/jobs/{urllib.parse.quote(submission_id, safe='')}/stop")
         return bool(isinstance(answer, dict) and answer.get("stopped"))
 
-    def upload_package(self, uri: str, package: bytes) -> None:
-        """PUT a working_dir package (`gcs://_ray_pkg_HASH.zip`) as the Ray SDK does."""
-        path = "/api/packages/" + uri.replace("://", "/", 1)
-        headers = {"Content-Type": "application/octet-stream"}
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        request = urllib.request.Request(self.url + path, data=package, method="PUT", headers=headers)
+    def submit_uploading(self, body: dict[str, Any]) -> tuple[str, list[str]]:
+        """Submit a job whose runtime_env names a local working_dir through Ray's public
+        `JobSubmissionClient`: it packs the folder less its excludes (and what .gitignore names),
+        uploads the package unless the cluster has it, and posts the body with the package's
+        `gcs://_ray_pkg_HASH.zip` URI in its place. The token goes in the same header; Ray's
+        client has no request timeout. Returns the submission id and the warnings Ray logged
+        meanwhile, for rlcat to report. `RaySdkMissing` without `ray[default]`."""
+        sdk = job_submission_client()
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+        with _ray_warnings() as warnings:
+            try:
+                submission_id = str(sdk(self.url, headers=headers).submit_job(**body))
+            except Exception as exc:  # what Ray's client raises: RuntimeError for an HTTP error,
+                # AuthenticationError, ValueError for a runtime_env it refuses, requests' OSErrors
+                reached = not isinstance(exc, OSError) or getattr(exc, "response", None) is not None
+                raise RayApiError(f"{type(exc).__name__}: {_tail(str(exc))}", reached=reached) from None
+        return submission_id, warnings
+
+
+@contextlib.contextmanager
+def _ray_warnings() -> Iterator[list[str]]:
+    """Ray's log records while its client packs and uploads, kept instead of written: Ray writes
+    file names as they are (a control character in one would reach the terminal), and narrates at
+    INFO what rlcat reports itself. The list fills with the warnings' text on exit, to be reported
+    as findings."""
+    ray_logger = logging.getLogger("ray")  # Ray's modules log under it; it does not propagate
+    kept = logging.handlers.BufferingHandler(capacity=10_000)  # flushing empties it: never, here
+    kept.setLevel(logging.WARNING)
+    handlers, ray_logger.handlers = ray_logger.handlers, [kept]
+    warnings: list[str] = []
+    try:
+        yield warnings
+    finally:
+        ray_logger.handlers = handlers
+        warnings.extend(record.getMessage() for record in kept.buffer)
+
+
+class RaySdkMissing(Exception):
+    """Ray's job submission client is not installed here (it comes with `ray[default]`)."""
+
+
+def job_submission_client() -> Any:
+    """`ray.job_submission.JobSubmissionClient`, or RaySdkMissing. A bare `pip install ray` has the
+    class but not what it sends requests with (requests and aiohttp, from ray[default])."""
+    try:
+        from ray.job_submission import JobSubmissionClient
+    except ImportError:
+        raise RaySdkMissing("`ray` is not installed here") from None
+    if not all(importlib.util.find_spec(name) for name in ("requests", "aiohttp")):
+        raise RaySdkMissing("`ray` is installed without its job submission client (ray[default])")
+    return JobSubmissionClient
+
+
+# Ray's JobSubmissionClient takes its address from these, when set, rather than from its argument
+# (ray/dashboard/utils.py get_address_for_submission_client), in this order
+SDK_ADDRESS_VARIABLES = ("RAY_API_SERVER_ADDRESS", "RAY_ADDRESS")
+
+
+def sdk_address_override(url: str) -> tuple[str, str] | None:
+    """(name, value) of the variable that would send Ray's JobSubmissionClient to another dashboard
+    than `url`, or None. Only an http(s) address names a dashboard; Ray reads any other as the
+    cluster's GCS address or a Ray Client address and looks its dashboard up."""
+    for name in SDK_ADDRESS_VARIABLES:
+        value = os.environ.get(name)
+        if not value:
+            continue
         try:
-            with urllib.request.urlopen(request, timeout=max(self.timeout, 120)):
-                pass
-        except urllib.error.HTTPError as exc:
-            raise RayApiError(f"upload of {uri}: HTTP {exc.code}", reached=True) from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise RayApiError(f"upload of {uri}: {getattr(exc, 'reason', exc)}", reached=False) from None
+            same = value.startswith(("http://", "https://")) and dashboard_url(value) == url
+        except ValueError:
+            same = False
+        return None if same else (name, value)
+    return None
+
+
+def _tail(text: str, limit: int = 2000) -> str:
+    """The end of a long error text: the cluster's tracebacks end with what went wrong."""
+    text = text.strip()
+    return text if len(text) <= limit else "..." + text[-limit:]

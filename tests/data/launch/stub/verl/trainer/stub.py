@@ -1,5 +1,7 @@
 """What the stand-in trainer does: record argv and env, call `ray.init()` as verl's run_ppo does,
 probe every node, compose the overrides with Hydra against the real verl tree, write a record.
+When the job has a working_dir, the driver and each node's probe also record the files of their
+working directory (where Ray unpacked it) with their text.
 
 The record goes to $RLCAT_STUB_OUT/<trainer.experiment_name>.json; RLCAT_STUB_OUT is set in the
 test cluster's own environment (the raylets'), never in the launch.
@@ -34,11 +36,15 @@ WHEN_SET = (
 )
 
 
+def _job_working_dir() -> str | None:
+    job = json.loads(os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR", "{}"))
+    return job.get("runtime_env", {}).get("working_dir")
+
+
 def verl_runtime_env(release: str, overrides: dict[str, str]) -> dict[str, Any]:
     """verl's get_ppo_ray_runtime_env and run_ppo's merge, for `release` (0.9.x: constants_ppo.py
     get_ppo_ray_runtime_env; 0.7.1: the filtered defaults only)."""
-    job = json.loads(os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR", "{}"))
-    has_working_dir = job.get("runtime_env", {}).get("working_dir") is not None
+    has_working_dir = _job_working_dir() is not None
     env = {k: v for k, v in FILTERED_DEFAULTS.items() if os.environ.get(k) is None}
     if not release.startswith("0.7."):
         for key in ALWAYS:
@@ -47,6 +53,17 @@ def verl_runtime_env(release: str, overrides: dict[str, str]) -> dict[str, Any]:
     if overrides.get("transfer_queue.enable") == "True":
         env["TRANSFER_QUEUE_ENABLE"] = "1"
     return {"env_vars": env, **({} if has_working_dir else {"working_dir": None})}
+
+
+def working_dir_files() -> dict[str, str]:
+    """Every file under the working directory, with its text."""
+    found = {}
+    for root, _, files in os.walk("."):
+        for name in files:
+            path = os.path.normpath(os.path.join(root, name))
+            with open(path, "rb") as fh:
+                found[path] = fh.read().decode("utf-8", "replace")
+    return found
 
 
 def _release() -> str:
@@ -66,6 +83,11 @@ def main() -> None:
         "driver_env": dict(os.environ),
         "release": release,
     }
+    working_dir = _job_working_dir()
+    has_working_dir = working_dir is not None
+    if has_working_dir:
+        record["working_dir"] = working_dir
+        record["working_dir_files"] = working_dir_files()
     out = os.path.join(os.environ["RLCAT_STUB_OUT"], flat.get("trainer.experiment_name", "unnamed") + ".json")
     code = 0
     try:
@@ -80,7 +102,8 @@ def main() -> None:
         def probe() -> dict[str, Any]:
             import os
 
-            return {"ip": ray.util.get_node_ip_address(), "env": dict(os.environ)}
+            files = working_dir_files() if has_working_dir else None
+            return {"ip": ray.util.get_node_ip_address(), "env": dict(os.environ), "working_dir_files": files}
 
         ips = sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])
         record["nodes"] = ray.get([probe.options(resources={f"node:{ip}": 0.001}).remote() for ip in ips])
@@ -99,6 +122,7 @@ def main() -> None:
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(record, fh)
     print("rlcat stand-in:", "ok" if code == 0 else "failed", out, flush=True)
-    if "ray_error" in record:
-        print(record["ray_error"], flush=True)
+    for error in ("ray_error", "compose_error"):
+        if error in record:
+            print(record[error], flush=True)
     sys.exit(code)
