@@ -58,7 +58,8 @@ def test_every_nested_folder_is_named_in_its_parents_row() -> None:
 
 def test_the_folder_table_lists_the_layers_in_the_contracts_order() -> None:
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    layers_block = pyproject[pyproject.index("layers = [") : pyproject.index("]", pyproject.index("layers = ["))]
+    start = pyproject.index("layers = [")
+    layers_block = pyproject[start : pyproject.index("]", start)]
     contract = [
         sorted(name.strip().removeprefix("rlcat.") for name in line.split("|"))
         for line in re.findall(r'^\s*"([^"]+)"', layers_block, flags=re.MULTILINE)
@@ -94,9 +95,7 @@ def _imports_inside_functions(path: Path) -> list[str]:
     return found
 
 
-EXCEPTIONS = [
-    (_code_spans(row[0]), row[1]) for row in _table_rows("| imported inside a function")
-]
+EXCEPTIONS = [(_code_spans(row[0]), row[1]) for row in _table_rows("| imported inside a function")]
 
 
 def _listed(module: str, where: Path) -> bool:
