@@ -3,6 +3,12 @@
 Two builds of the same checkout give identical files: the build time stamp MkDocs uses is pinned
 (SOURCE_DATE_EPOCH), and the sitemap, which needs a site_url this site does not have and would carry
 that stamp, is not written.
+
+Material's search plugin parses the whole HTML of every page, then leaves out the sections whose
+heading says `data-search-exclude`. A recipe page ends with such sections (the plan of every
+platform: most of its bytes, a fifth of the build's time spent parsing them for nothing), so the
+build hands the plugin each page without its excluded tail and puts the tail back afterwards
+(`search_skips_excluded_tail`): the same index and the same pages as a plain `mkdocs build`, sooner.
 """
 
 from __future__ import annotations
@@ -12,18 +18,28 @@ import http.server
 import importlib.util
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.files import replace_dir
 
+if TYPE_CHECKING:
+    from mkdocs.plugins import BasePlugin
+
 # Any fixed date: the sitemap (dropped) is the only output that would show it.
 SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip file can hold
 DROPPED = ("sitemap.xml", "sitemap.xml.gz")
+# A heading with an id opens a section of the search index (Material's search Parser); one marked
+# data-search-exclude opens a section the index leaves out.
+_HEADING = re.compile(r"<h[1-6]\b[^>]*>")
+# What the search plugin strips from the HTML it indexed; the tail it never saw gets the same.
+_SEARCH_ATTRS = re.compile(r'\s?data-search-\w+="[^"]+"')
 
 
 def need_mkdocs() -> None:
@@ -63,6 +79,50 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
+def excluded_tail(content: str) -> int | None:
+    """Where the page's excluded tail starts: the first heading marked data-search-exclude, when
+    every heading with an id after it is marked too (so the index holds nothing from there on).
+    The generator writes these headings at the top level of the page (`## name {#id
+    data-search-exclude}`), where a section ends only at the next heading."""
+    start = None
+    for match in _HEADING.finditer(content):
+        tag = match.group(0)
+        if "data-search-exclude" in tag:
+            start = match.start() if start is None else start
+        elif start is not None and re.search(r"\bid=", tag):
+            return None
+    return start
+
+
+def search_skips_excluded_tail() -> BasePlugin[Any]:
+    """A plugin whose page_context handlers run around the search plugin's: the first cuts the
+    excluded tail off the page, the last puts it back."""
+    from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
+
+    class SearchSkipsExcludedTail(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
+        def __init__(self) -> None:
+            self.tails: dict[str, str] = {}
+
+        @event_priority(100)  # before the search plugin (0)
+        def _cut(self, context: object, /, *, page: Any, **_: object) -> object:
+            start = excluded_tail(page.content or "")
+            if start is not None:
+                self.tails[page.file.src_uri] = page.content[start:]
+                page.content = page.content[:start]
+            return context
+
+        @event_priority(-100)  # after it
+        def _restore(self, context: object, /, *, page: Any, **_: object) -> object:
+            tail = self.tails.pop(page.file.src_uri, None)
+            if tail is not None:
+                page.content += _SEARCH_ATTRS.sub("", tail)
+            return context
+
+        on_page_context = CombinedEvent(_cut, _restore)
+
+    return SearchSkipsExcludedTail()
+
+
 def build_site(root: Path, out: Path) -> list[str]:
     """Build docs/ (as mkdocs.yml describes it) into `out`; returns MkDocs' warnings (none in strict
     mode, where a warning fails the build with RLC105)."""
@@ -80,6 +140,7 @@ def build_site(root: Path, out: Path) -> list[str]:
     try:
         with _environment():
             config = load_config(str(root / "mkdocs.yml"), site_dir=str(out.resolve()))
+            config.plugins["rlcat/search-skips-excluded-tail"] = search_skips_excluded_tail()
             build(config)
     except MkDocsException as exc:
         lines = "; ".join(collect.messages) or str(exc)
