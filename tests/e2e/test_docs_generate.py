@@ -210,7 +210,7 @@ def test_geo3k_page_shows_the_cuda_plan_whole_and_the_rocm_changes_of_both_engin
     rows = [line.strip().strip("|").split(" | ") for line in cuda_vllm.splitlines() if "<code>" in line]
     origins = {_plain(row[0].strip()): row[-1].strip() for row in rows}
     assert origins["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1"] == (
-        "*recipe* · [recipes/geo3k\\_megatron\\_4\\_4.yaml:34](#recipe-file)"
+        "*recipe* · [recipes/geo3k_megatron_4_4.yaml:34](#recipe-file)"
     )
     assert "python3 -m verl.experimental.fully_async_policy.fully_async_main" in cuda_vllm
     # every other compile as its changes against it, each with the origin of the new value
@@ -221,8 +221,7 @@ def test_geo3k_page_shows_the_cuda_plan_whole_and_the_rocm_changes_of_both_engin
         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
         "`1`",
         "`2`",
-        "*platform-block* · [recipe platforms.rocm block "
-        "(recipes/geo3k\\_megatron\\_4\\_4.yaml:90)](#recipe-file)",
+        "*platform-block* · [recipe platforms.rocm block (recipes/geo3k_megatron_4_4.yaml:90)](#recipe-file)",
     ]
     assert micro_batch in _change_rows(vllm) and micro_batch in _change_rows(sglang)
     assert ["added", "actor_rollout_ref.actor.megatron.vanilla_mbridge", "—", "`True`"] in [
