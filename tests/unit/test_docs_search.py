@@ -1,5 +1,6 @@
 """The docs build hands Material's search plugin each page without its excluded tail (the plans of a
-recipe page): the index and the page that MkDocs writes are the ones the plugin alone gives."""
+recipe page) and with its SVG figures reduced to their text: the index and the page that MkDocs
+writes are the ones the plugin alone gives."""
 
 from __future__ import annotations
 
@@ -9,13 +10,18 @@ from typing import Any
 
 import pytest
 
-from rlcat.docsite.build import excluded_tail, search_skips_excluded_tail
+from rlcat.docsite.build import excluded_tail, search_reads_less, searchable
 
 # A recipe page as Markdown renders it: searchable sections, then a section per platform marked
 # data-search-exclude (inside them, tabs with tables and code the index must not see).
 RECIPE = (
     '<h1 id="r">r</h1>\n<p>GRPO on <code>gsm8k</code>.</p>\n'
     '<h2 id="platforms">On every platform</h2>\n<table><tr><td>cuda</td></tr></table>\n'
+    '<h2 id="placement">GPU placement</h2>\n<p>Where it runs:</p>\n'
+    '<figure class="rlc-figure">\n<svg xmlns="http://www.w3.org/2000/svg" width="10pt">\n <g id="a">\n'
+    '  <path d="M 0 0 L 1 1" style="fill: #3f51b5"/>\n  <g><text style="font-size: 7px">GPU 0</text>\n'
+    '  </g>\n  <a xlink:href="../platforms/cuda.html"><path d="M 1 1"/></a>\n'
+    "  <text>node &lt;0&gt; &amp; TP 2</text>\n </g>\n</svg>\n<figcaption>placement</figcaption>\n</figure>\n"
     '<h2 id="recipe-file">Recipe file</h2>\n<pre><code>name: r\n</code></pre>\n'
     '<h2 data-search-exclude id="cuda">cuda</h2>\n<div class="tabbed-set"><p>cuda plan '
     "<code>data.train_files=x</code></p></div>\n"
@@ -45,7 +51,7 @@ def _plugins(tmp_path: Path, *, cut: bool) -> Any:
     yml.write_text("site_name: t\ntheme:\n  name: material\nplugins:\n  - search\n", encoding="utf-8")
     config = load_config(str(yml))
     if cut:
-        config.plugins["rlcat/search-skips-excluded-tail"] = search_skips_excluded_tail()
+        config.plugins["rlcat/search-reads-less"] = search_reads_less()
     config.plugins.on_config(config)
     return config
 
@@ -66,9 +72,13 @@ def test_the_index_and_the_page_are_the_plugin_s_own(tmp_path: Path) -> None:
     assert [e["location"] for e in entries] == [
         "recipes/r.html",
         "recipes/r.html#platforms",
+        "recipes/r.html#placement",
         "recipes/r.html#recipe-file",
     ]
     assert not any("plan" in e["text"] for e in entries)
+    # a figure's text is found, as the plugin alone indexes it; its shapes never reach the plugin
+    assert "GPU 0 node &lt;0&gt; &amp; TP 2 placement" in entries[2]["text"]
+    assert "<path" not in searchable(RECIPE) and "GPU 0</text>" in searchable(RECIPE)
 
 
 def test_the_tail_starts_at_the_first_excluded_heading() -> None:
