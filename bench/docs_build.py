@@ -1,12 +1,13 @@
 """The documentation site: generate the Markdown and build it with MkDocs, repeatedly, in one process.
 
-Run:  python bench/docs_build.py [--repeat N] [--json FILE] [--check] [--write-docs]
+Run:  python bench/docs_build.py [--repeat N] [--json FILE] [--check] [--write-docs] [--draw]
 
 One round is what `rlcat docs build` does after start-up: generate every page from the catalog
 (which compiles every recipe on every platform for every engine it allows) and build the site with
 MkDocs and the Material theme into a fresh folder. The generated Markdown is compared with the
 committed files, not written, so the checkout is left as it is. The drawings cached in a round are
-forgotten before the next, so every round draws its figures as a fresh `rlcat docs build` does. The
+forgotten before the next; a figure unchanged since the committed page is taken from it, as `rlcat
+docs build` does (rlcat.docsite.figures.drawn), and `--draw` draws every figure anew instead. The
 first round (imports of MkDocs, Material, Markdown extensions, matplotlib; first compiles) is
 reported on its own; then N rounds are measured, interleaved with a reference that copies docs/ (the
 Markdown the build reads) to a temporary folder, and the median is compared with the budget. Each
@@ -45,13 +46,16 @@ def write_docs(
     first_cpu_s: float,
     pages: int,
     repeat: int,
+    drew: bool,
 ) -> bool:
     """Put the figure between the markers of docs/about.md."""
     m = machine()
     figure = (
         f"Generating every page and building the site takes **{med / 1000:.1f} s** (median of "
         f"{repeat} builds in one process: {gen / 1000:.1f} s generating the Markdown, which compiles "
-        f"every recipe on every platform and draws the figures, and {build / 1000:.1f} s in MkDocs; "
+        f"every recipe on every platform and "
+        + ("draws every figure" if drew else "takes the unchanged figures from the committed pages")
+        + f", and {build / 1000:.1f} s in MkDocs; "
         f"{cpu / 1000:.1f} s of CPU time; the first build, with imports, {first_s:.1f} s and "
         f"{first_cpu_s:.1f} s of CPU time) for {pages} pages, measured with `python bench/docs_build.py` "
         f"on a {m['cpus']}-core machine whose load average was {m['loadavg_1m'] or 0:.1f}, Python "
@@ -70,11 +74,14 @@ def write_docs(
 def main(argv: list[str] | None = None) -> int:
     p = bench_arguments(__doc__, repeat=5, rounds="measured rounds")
     p.add_argument("--write-docs", action="store_true", help="write the figure into docs/about.md")
+    p.add_argument("--draw", action="store_true", help="draw every figure, none taken from docs/")
     args = p.parse_args(argv)
 
     from rlcat.cli.app import command_tree
     from rlcat.docsite.build import build_site
+    from rlcat.docsite.data import load_site
     from rlcat.docsite.figures import forget_drawings
+    from rlcat.docsite.figures.drawn import Drawn
     from rlcat.docsite.generate import generate, stale_files
 
     tmp = Path(tempfile.mkdtemp(prefix="rlcat-bench-docs-"))
@@ -84,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         def one_round(i: int) -> tuple[float, float, float, float]:
             forget_drawings()
             t0, c0 = time.perf_counter(), time.process_time()
-            files = generate(REPO, command_tree())
+            site = load_site(REPO)
+            if args.draw:
+                site.drawn = Drawn(None)
+            files = generate(REPO, command_tree(), site)
             changed, extra = stale_files(REPO, files)
             t1 = time.perf_counter()
             out = tmp / f"site{i}"
@@ -106,16 +116,13 @@ def main(argv: list[str] | None = None) -> int:
             return elapsed
 
         first = one_round(0)
-        gens, builds, totals, cpus, refs = [], [], [], [], []
+        refs, rounds = [], []
         for i in range(1, args.repeat + 1):
             refs.append(reference(i))
-            g, b, total, cpu = one_round(i)
-            gens.append(g)
-            builds.append(b)
-            totals.append(total)
-            cpus.append(cpu)
+            rounds.append(one_round(i))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    gens, builds, totals, cpus = (list(column) for column in zip(*rounds, strict=True))
     med, ref = median_ms(totals), median_ms(refs)
     ok = med <= BUDGET_MS and first[2] * 1000 <= BUDGET_MS
     lo, hi = spread_ms(totals)
@@ -147,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             "first_cpu_ms": first[3] * 1000,
             "median_ms": med,
             "median_cpu_ms": median_ms(cpus),
+            "figures_drawn": args.draw,
             "median_generate_ms": median_ms(gens),
             "median_build_ms": median_ms(builds),
             "reference_ms": ref,
@@ -163,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         first_cpu_s=first[3],
         pages=pages[-1],
         repeat=args.repeat,
+        drew=args.draw,
     ):
         return 1
     return 1 if args.check and not ok else 0

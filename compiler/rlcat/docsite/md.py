@@ -136,12 +136,15 @@ def html_link(text_html: str, target: str) -> str:
     return f'<a href="{html.escape(href, quote=True)}">{text_html}</a>'
 
 
-def figure(svg: str, caption: str = "") -> str:
+def figure(svg: str, caption: str = "", key: str = "") -> str:
     """An SVG figure inlined in the page: a raw HTML block (md_in_html, `markdown="0"`) that MkDocs
     passes through unchanged. `svg` comes from rlcat.docsite.figures (its text escaped there);
-    the caption is plain text."""
+    the caption is plain text; `key` (hex digits and a dash) is the drawing's, which lets the next
+    generation take it from the page (rlcat.docsite.figures.drawn)."""
+    assert re.fullmatch(r"[0-9a-f-]*", key), key
     shown = f"<figcaption>{html_text(caption)}</figcaption>\n" if caption else ""
-    return f'<figure class="rlc-figure" markdown="0">\n{svg.strip()}\n{shown}</figure>\n'
+    drawn = f' data-rlc-figure="{key}"' if key else ""
+    return f'<figure class="rlc-figure"{drawn} markdown="0">\n{svg.strip()}\n{shown}</figure>\n'
 
 
 def fence(text: str, lang: str = "", attrs: str = "", indent: int = 0) -> str:
