@@ -86,8 +86,8 @@ ALLOWED_RAW_TAGS = {"code", "wbr", "br"}
 # The generator's own raw HTML blocks: inlined figures (SVG) and the results table with its filters
 # and their fixed script. Inside them only these tags; values there are escaped text.
 GENERATED_BLOCK = re.compile(
-    r'<figure class="rlc-figure" markdown="0">.*?</figure>|<div[^>]*markdown="0">.*?</div>|'
-    + re.escape(FILTER_SCRIPT.strip()),
+    r'<figure class="rlc-figure"(?: data-rlc-figure="[0-9a-f]{32}-[0-9a-f]{16}")? markdown="0">.*?</figure>|'
+    r'<div[^>]*markdown="0">.*?</div>|' + re.escape(FILTER_SCRIPT.strip()),
     re.S,
 )
 GENERATED_BLOCK_TAGS = {
