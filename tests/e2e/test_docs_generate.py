@@ -191,27 +191,51 @@ def test_every_recipe_platform_guard_model_and_dataset_has_a_page() -> None:
     assert len(site.recipes) == len(list((REPO / "recipes").rglob("*.yaml")))
 
 
-def test_geo3k_page_shows_the_rocm_overrides_of_both_engines() -> None:
+def _change_rows(markdown: str) -> list[list[str]]:
+    """The rows of the change tables in `markdown`: change, setting, before, after (escapes undone),
+    and why (as written)."""
+    return [
+        [_plain(c.strip()) for c in line.strip().strip("|").split(" | ")[:4]]
+        + [line.strip().strip("|").split(" | ")[-1].strip()]
+        for line in markdown.splitlines()
+        if line.strip().startswith(("| changed |", "| added |", "| removed |"))
+    ]
+
+
+def test_geo3k_page_shows_the_cuda_plan_whole_and_the_rocm_changes_of_both_engines() -> None:
     text = _page("recipes/geo3k_megatron_4_4.md")
+    # the recipe's own engine on cuda is shown whole: every override with its origin, the script
+    cuda_vllm = _section(text, "cuda").split('=== "SGLang"')[0]
+    assert "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1" in _codes(cuda_vllm)
+    rows = [line.strip().strip("|").split(" | ") for line in cuda_vllm.splitlines() if "<code>" in line]
+    origins = {_plain(row[0].strip()): row[-1].strip() for row in rows}
+    assert origins["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1"] == (
+        "*recipe* · [recipes/geo3k_megatron_4_4.yaml:34](#recipe-file)"
+    )
+    assert "python3 -m verl.experimental.fully_async_policy.fully_async_main" in cuda_vllm
+    # every other compile as its changes against it, each with the origin of the new value
     rocm = _section(text, "rocm")
     vllm, sglang = rocm.split('=== "SGLang"')
-    assert "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2" in _codes(vllm)
-    assert "actor_rollout_ref.actor.megatron.vanilla_mbridge=True" in _codes(vllm)
-    assert "++actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend=triton" in _codes(sglang)
-    assert {"SGLANG_ATTENTION_BACKEND", "triton"} <= _codes(sglang)
-    assert "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2" in _codes(sglang)
-    # every value says where it came from, linked to the page that explains it
-    rows = [line.strip().strip("|").split(" | ") for line in sglang.splitlines() if "<code>" in line]
-    origins = {_plain(row[0].strip()): row[-1].strip() for row in rows}
-    assert origins["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2"].endswith(
-        "recipe platforms.rocm block (recipes/geo3k\\_megatron\\_4\\_4.yaml:90)](#recipe-file)"
-    )
-    assert origins["++actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend=triton"].endswith(
-        "(../platforms/rocm.md#tweak-sglang-attention-triton)"
-    )
-    # the launch script (shell format) and the CUDA → ROCm difference
-    assert "export SGLANG_ATTENTION_BACKEND=triton" in sglang
-    assert "python3 -m verl.experimental.fully_async_policy.fully_async_main" in vllm
+    micro_batch = [
+        "changed",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+        "`1`",
+        "`2`",
+        "*platform-block* · [recipe platforms.rocm block (recipes/geo3k_megatron_4_4.yaml:90)](#recipe-file)",
+    ]
+    assert micro_batch in _change_rows(vllm) and micro_batch in _change_rows(sglang)
+    assert ["added", "actor_rollout_ref.actor.megatron.vanilla_mbridge", "—", "`True`"] in [
+        r[:4] for r in _change_rows(vllm)
+    ]
+    sglang_rows = {r[1]: r for r in _change_rows(sglang)}
+    assert sglang_rows["actor_rollout_ref.rollout.name"][2:4] == ["`vllm`", "`sglang`"]
+    attention = sglang_rows["actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend"]
+    assert attention[:4] == ["added", attention[1], "—", "`triton`"]
+    assert attention[4].endswith("(../platforms/rocm.md#tweak-sglang-attention-triton)")
+    assert sglang_rows["SGLANG_ATTENTION_BACKEND"][2:4] == ["—", "`triton`"]
+    assert sglang_rows["VLLM_USE_V1"][0] == "removed"
+    # and the command that prints the whole plan and its launch script
+    assert "`rlcat compile geo3k_megatron_4_4 --platform rocm --engine sglang --format shell`" in sglang
     diff = _section(text, "From CUDA to ROCm")
     rows = [
         [_plain(c.strip()) for c in line.strip().strip("|").split(" | ")]

@@ -86,8 +86,8 @@ ALLOWED_RAW_TAGS = {"code", "wbr", "br"}
 # The generator's own raw HTML blocks: inlined figures (SVG) and the results table with its filters
 # and their fixed script. Inside them only these tags; values there are escaped text.
 GENERATED_BLOCK = re.compile(
-    r'<figure class="rlc-figure" markdown="0">.*?</figure>|<div[^>]*markdown="0">.*?</div>|'
-    + re.escape(FILTER_SCRIPT.strip()),
+    r'<figure class="rlc-figure"(?: data-rlc-figure="[0-9a-f]{32}-[0-9a-f]{16}")? markdown="0">.*?</figure>|'
+    r'<div[^>]*markdown="0">.*?</div>|' + re.escape(FILTER_SCRIPT.strip()),
     re.S,
 )
 GENERATED_BLOCK_TAGS = {
@@ -210,6 +210,8 @@ def _hostile_checkout(root: Path) -> None:
         allow={"RLC701": BLOCK_STARTS[2] + ALL},
     )
     recipe["trainer"] = {**recipe["trainer"], "project": PAYLOADS["img-onerror"], "experiment": "x|y`z"}
+    # the plan shown whole (cuda) writes its environment in raw HTML: a value full of payloads
+    recipe["env"] = {"EVIL_RECIPE_ENV": PAYLOADS["img-onerror"] + " " + PAYLOADS["backticks-pipes"]}
     # the recipe file itself is shown in a fence: a fence and raw HTML in its comments
     comment = "# ```\n# " + PAYLOADS["code-breakout"] + "\n# ````` " + PAYLOADS["iframe"] + "\n"
     _write_yaml(root / "recipes" / "evil_recipe.yaml", recipe, comment)
@@ -305,12 +307,14 @@ def test_the_hostile_entries_reach_the_pages(hostile: Hostile) -> None:
         "docs/datasets/evil_data.md",
         "docs/recipes/evil_recipe.md",
     } <= set(hostile.pages)
-    # the evil platform's environment lands in raw HTML on every recipe page
+    # the evil platform's environment reaches every recipe page, as changes against the cuda plan:
+    # the name in raw HTML, the value in a code span
     shipped = hostile.pages["docs/recipes/gsm8k_qwen3_8b_fsdp.md"]
-    assert (
-        "<code>EVIL_<wbr>IMG</code> | <code>&lt;img src=x onerror=\"window.&#95;&#95;pwned='img'\"&gt;"
-        in shipped
-    )
+    value = "`<img src=x onerror=\"window.__pwned='img'\">`"
+    assert f"| added | <code>EVIL_<wbr>IMG</code> | — | {value} |" in shipped
+    # the whole cuda plan of the evil recipe writes its environment's values in raw HTML, escaped
+    evil = hostile.pages["docs/recipes/evil_recipe.md"]
+    assert "<code>EVIL_<wbr>RECIPE_<wbr>ENV</code> | <code>&lt;img src=x onerror=" in evil
 
 
 def test_markdown_holds_no_raw_html_from_the_values(hostile: Hostile) -> None:

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 from rlcat.catalog import Catalog
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.docsite.figures import forget_drawings
+from rlcat.docsite.figures.drawn import Drawn
 from rlcat.docsite.figures.matrix_grid import STATUS_COLOURS, GridCell, cell_gid, matrix_grid_svg
 from rlcat.docsite.figures.placement import ROLE_COLOURS, Layout, layout_of, placement_svg
 from rlcat.docsite.figures.series import Curve, Mark, series_svg
+from rlcat.docsite.md import figure
+
+from conftest import REPO
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}href"
@@ -165,3 +170,55 @@ def test_placement_holds_only_what_the_layout_says(layouts: dict[str, Layout]) -
     # a hostile figure name only scopes the ids, slugged
     assert all(i.startswith("rlcfig-ev-il-script") for i in _ids(svg))
     assert "<script" not in svg
+
+
+# --- figures drawn before -------------------------------------------------------------------------
+
+DRAWN: list[tuple[int, str]] = []
+
+
+def _square(side: int, *, name: str) -> str:
+    DRAWN.append((side, name))
+    return f'<svg xmlns="http://www.w3.org/2000/svg" id="{name}"><rect width="{side}"/></svg>\n'
+
+
+def _page_with(tmp_path: Path, *figures: tuple[str, str]) -> Path:
+    docs = tmp_path / "docs"
+    (docs / "recipes").mkdir(parents=True, exist_ok=True)
+    text = "# a page\n\n" + "\n".join(figure(svg, "a caption", key) for svg, key in figures)
+    (docs / "recipes" / "a.md").write_text(text, encoding="utf-8")
+    return docs
+
+
+def test_a_figure_on_a_page_is_taken_not_drawn_again(tmp_path: Path) -> None:
+    DRAWN.clear()
+    svg, key = Drawn(None).figure(_square, 3, name="sq")
+    assert DRAWN == [(3, "sq")] and svg == _square(3, name="sq").strip()
+    DRAWN.clear()
+    docs = _page_with(tmp_path, (svg, key))
+    again = Drawn(docs)
+    assert again.figure(_square, 3, name="sq") == (svg, key)
+    assert DRAWN == []  # read from the page, the same bytes and key
+    # another input, or another name (the ids), is another drawing
+    assert again.figure(_square, 4, name="sq")[1] != key
+    assert again.figure(_square, 3, name="other")[1] != key
+    assert DRAWN == [(4, "sq"), (3, "other")]
+
+
+def test_a_figure_edited_by_hand_is_drawn_again(tmp_path: Path) -> None:
+    svg, key = Drawn(None).figure(_square, 5, name="sq")
+    docs = _page_with(tmp_path, (svg.replace('width="5"', 'width="50"'), key))
+    DRAWN.clear()
+    assert Drawn(docs).figure(_square, 5, name="sq") == (svg, key)
+    assert DRAWN == [(5, "sq")]
+
+
+def test_the_shipped_pages_hold_their_figures_drawn_as_the_code_draws_them(catalog: Catalog) -> None:
+    """The placement diagram on a committed page is the one the code draws from its layout now."""
+    layout = layout_of(compile_request(Request("geo3k_megatron_4_4", "cuda"), catalog))
+    drawn = Drawn(REPO / "docs")
+    forget_drawings()
+    svg, key = drawn.figure(placement_svg, layout, name="placement-0")
+    assert f'data-rlc-figure="{key}"' in (REPO / "docs" / "recipes" / "geo3k_megatron_4_4.md").read_text()
+    assert placement_svg.cache_info().currsize == 0  # taken from the page
+    assert svg == placement_svg(layout, name="placement-0").strip()  # as a new drawing makes it

@@ -15,6 +15,7 @@ from pathlib import Path
 from rlcat.catalog import Catalog
 from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, is_guard_code
+from rlcat.docsite.figures.drawn import Drawn
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile, SupportCell
 from rlcat.model.recipe import Recipe
@@ -80,6 +81,11 @@ class Site:
     # validate` reports it)
     results: list[Result] = field(default_factory=list)
     catalog: Catalog = field(default_factory=Catalog)  # where the entries were found
+    # the figures of the pages already under docs/, taken rather than drawn again when unchanged
+    drawn: Drawn = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.drawn = Drawn(self.root / "docs")
 
     def recipe_file(self, name: str) -> Path:
         """The recipe's own file, as the catalog's walk found it."""

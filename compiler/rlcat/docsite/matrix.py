@@ -184,9 +184,9 @@ def grid_md(site: Site) -> str:
     if not cells:
         return ""
     labels = {**MODE_LABELS, **ENGINE_LABELS, **BACKEND_LABELS}
-    svg = matrix_grid_svg(cells, list(site.platforms), columns, labels=labels)
+    svg, key = site.drawn.figure(matrix_grid_svg, cells, list(site.platforms), columns, labels=labels)
     return figure(
-        svg, "Each cell is the worst status of its algorithms; a cell links to the recipe behind it."
+        svg, "Each cell is the worst status of its algorithms; a cell links to the recipe behind it.", key
     )
 
 

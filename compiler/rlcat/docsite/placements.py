@@ -34,6 +34,6 @@ def placement_md(site: Site, name: str) -> str:
         shown = ", ".join(platforms)
         if len(found) > 1:
             out.append(f"**{', '.join(name_md(p) for p in platforms)}**\n")
-        svg = placement_svg(layout, name=f"placement-{i}")
-        out.append(figure(svg, f"GPU placement of {name} on {shown}: {layout.summary}"))
+        svg, key = site.drawn.figure(placement_svg, layout, name=f"placement-{i}")
+        out.append(figure(svg, f"GPU placement of {name} on {shown}: {layout.summary}", key))
     return "\n".join(out)

@@ -257,8 +257,8 @@ def recipe_page(site: Site, name: str) -> str:
         esc(r.summary) + "\n",
         md_facts(facts),
         "## On every platform {#platforms}\n",
-        "Each row is one compile of this recipe; the sections below hold its overrides, environment and "
-        "launch script, every value with its origin.\n",
+        "Each row is one compile of this recipe; the sections below hold its guards, overrides and "
+        "environment, every value with its origin.\n",
     ]
     reference = _reference_cell(site, name)
     if reference is not None:
@@ -317,13 +317,12 @@ def recipe_page(site: Site, name: str) -> str:
 
 
 def _reference_cell(site: Site, name: str) -> Cell | None:
-    """For an example imported from an upstream script, the compile shown whole — its own engine on
-    cuda, the platform upstream's scripts are written for — while the page shows every other compile
-    as its changes against it: ten whole plans of 150 overrides each made a page of 400 kB, and the
-    docs build slow. A recipe written for rlcat (no provenance) shows every plan whole."""
+    """The compile shown whole — the recipe's own engine on cuda, the platform verl's own scripts
+    are written for — while the page shows every other compile as its changes against it, each
+    change with its origin: ten whole plans of 70 to 150 overrides each, with their launch scripts,
+    made a page of 200 to 400 kB, and rendering them was most of the docs build (`rlcat compile
+    --explain` prints any of them whole)."""
     r = site.recipe(name)
-    if r.provenance is None:
-        return None
     platform = "cuda" if "cuda" in site.platforms else next(iter(site.platforms), None)
     if platform is None:
         return None

@@ -112,13 +112,18 @@ def charts_md(site: Site, recipe: str, prefix: str) -> str:
             for scalar in r.metrics
             if _draws_on(scalar, first)
         ]
-        svg = series_svg(
-            curves, marks, title=key, ylabel=_YLABELS.get(first.unit, first.unit), name=f"{prefix}-{i}"
+        svg, drawing = site.drawn.figure(
+            series_svg,
+            curves,
+            marks,
+            title=key,
+            ylabel=_YLABELS.get(first.unit, first.unit),
+            name=f"{prefix}-{i}",
         )
         caption = f"{key} per step: {len(curves)} run(s) of {recipe}" + (
             f", {len(marks)} reported figure(s)" if marks else ""
         )
-        out.append(figure(svg, caption))
+        out.append(figure(svg, caption, drawing))
     return "\n".join(out)
 
 
