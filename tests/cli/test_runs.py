@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import yaml
 
@@ -26,9 +27,7 @@ Run = Callable[..., Result]
 
 def _verl_file_logger() -> Any:
     """verl's FileLogger class, loaded from the fetched release tree (verl/utils/tracking.py needs
-    only orjson and packaging, not verl's package), or None where the tree or orjson is missing."""
-    if importlib.util.find_spec("orjson") is None:
-        return None
+    only orjson and packaging, not verl's package), or None where the tree is missing."""
     tracking = tree_dir(VERL_VERSIONS[-1]) / "verl" / "utils" / "tracking.py"
     if not tracking.is_file():
         return None
@@ -40,15 +39,16 @@ def _verl_file_logger() -> Any:
 
 
 class _SameFormat:
-    """Byte for byte what FileLogger.log writes (`orjson.dumps({"step": step, "data": data}) +
-    b"\\n"`), for machines without verl's tree: compact JSON, UTF-8."""
+    """Byte for byte what FileLogger.log writes (`orjson.dumps({"step": step, "data": data},
+    option=orjson.OPT_SERIALIZE_NUMPY) + b"\\n"`), for machines without verl's tree: compact JSON,
+    UTF-8, NaN and infinities as null. orjson is one of rlcat's own dependencies."""
 
     def __init__(self, project_name: str, experiment_name: str) -> None:
         self.fp = open(os.environ["VERL_FILE_LOGGER_PATH"], "wb", buffering=0)  # noqa: SIM115
 
     def log(self, data: dict[str, Any], step: int) -> None:
         record = {"step": step, "data": data}
-        self.fp.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+        self.fp.write(orjson.dumps(record, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
 
     def finish(self) -> None:
         self.fp.close()
@@ -78,11 +78,14 @@ def training(
 
 
 def write_metrics(
-    run_dir: Path, records: Iterator[tuple[int, dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+    run_dir: Path,
+    records: Iterator[tuple[int, dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+    logger_class: Any = FileLogger,
 ) -> Path:
     path = run_dir / "metrics.jsonl"
     monkeypatch.setenv("VERL_FILE_LOGGER_PATH", str(path))
-    logger = FileLogger("project", "experiment")
+    logger = logger_class("project", "experiment")
     for step, data in records:
         logger.log(data=data, step=step)
     logger.finish()
@@ -103,8 +106,23 @@ def compile_run(rlcat: Run, run_dir: str, *extra: str, recipe: str = "gsm8k_qwen
 
 
 def test_verl_file_logger_is_the_real_one_where_the_tree_is_fetched() -> None:
-    if os.environ.get("CI") and importlib.util.find_spec("orjson") is not None:
+    if os.environ.get("CI"):
         assert FileLogger is not _SameFormat, "verl's tree is fetched in CI: the real FileLogger must be used"
+
+
+def test_the_stand_in_writes_what_verls_file_logger_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = _verl_file_logger()
+    if real is None:
+        pytest.skip("needs verl's tree to compare with (`rlcat dev fetch-verl`); tests never download it")
+    written = {}
+    for name, logger_class in (("real", real), ("stand-in", _SameFormat)):
+        (tmp_path / name).mkdir()
+        path = write_metrics(tmp_path / name, training(6, val_every=2), monkeypatch, logger_class)
+        written[name] = path.read_bytes()
+    assert b'"actor/pg_loss":null' in written["real"]
+    assert written["stand-in"] == written["real"]
 
 
 def test_compile_run_dir_adds_the_file_logger_and_writes_the_plan(rlcat: Run, workspace: Path) -> None:
