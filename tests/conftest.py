@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from rlcat import __version__ as VERSION
 from rlcat.catalog import Catalog
 from rlcat.cli import main
 from rlcat.dev.trees import VERL_VERSIONS, require_tree
@@ -111,3 +116,55 @@ def load_index(index_dir: Path) -> IndexLoader:
         return data
 
     return load
+
+
+# --- what a run builds once and every xdist worker shares ---
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder `name`, filled by `build(folder)` once per test run, whichever worker asks first.
+
+    Each pytest-xdist worker has its own session (a session fixture runs once per worker), but all
+    of them share the run's temporary folder: the first to take the lock builds, the others wait and
+    reuse. Without xdist the folder is the session's own. A build that failed is started over, from
+    an empty folder, by the next one that asks."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / f"once-{name}"
+    with (shared / f"once-{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".built").is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (folder / ".built").touch()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def rlcat_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """rlcat's wheel, as `pip wheel .` builds it from the checkout (once per run)."""
+
+    def build(dist: Path) -> None:
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "-q",
+                "-w",
+                str(dist),
+                str(REPO),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert run.returncode == 0, run.stderr
+
+    (wheel,) = built_once(tmp_path_factory, "wheel", build).glob("rlcat-*.whl")
+    assert wheel.name.startswith(f"rlcat-{VERSION}-")
+    return wheel
