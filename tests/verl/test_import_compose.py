@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from whole_compose import remember_composes
 
 from cli.import_helpers import SCRIPTS, import_reference, launches_verl
 from rlcat.dev import compose as verl_compose
@@ -34,6 +35,7 @@ def _key(override: str) -> str:
 def test_import_composes_to_the_script_s_values(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, verl_trees: dict[str, Path]
 ) -> None:
+    remember_composes(monkeypatch)
     monkeypatch.setenv("HOME", "$HOME")  # ${oc.env:HOME} resolves to what the script's text says
     monkeypatch.setenv("PWD", "$PWD")
     done = import_reference(name, tmp_path)
