@@ -29,6 +29,9 @@ from rlcat.model.axes import MODES
 
 from conftest import REPO
 
+# every test on one xdist worker: its module fixture (a generation of every page) runs once
+pytestmark = pytest.mark.xdist_group("docs-generate")
+
 DOCS = REPO / "docs"
 
 

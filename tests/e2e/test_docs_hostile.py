@@ -46,6 +46,9 @@ from rlcat.docsite.results import FILTER_SCRIPT
 
 from conftest import REPO
 
+# every test on one xdist worker: its module fixtures (the hostile site, Chromium) run once
+pytestmark = pytest.mark.xdist_group("docs-hostile")
+
 # the same Chromium as the site's browser tests: one way to start it
 browser = docs_site.browser
 

@@ -36,6 +36,9 @@ from rlcat.guards import REGISTRY
 
 from conftest import REPO
 
+# every test on one xdist worker: its module fixtures (two builds of the site, Chromium) run once
+pytestmark = pytest.mark.xdist_group("docs-site")
+
 CHROMIUM = os.environ.get("RLCAT_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("RLCAT_CHROMEDRIVER", "/usr/bin/chromedriver")
 # Without these, headless Chromium tries to reach Google (the test network is closed).
