@@ -39,8 +39,10 @@ class Result:
     err: str
 
 
-# Tiers: tests/unit and tests/cli are the inner loop (`pytest -m "not slow"`); tests/verl composes
-# with real verl trees and tests/e2e builds wheels, sites and hook environments, so both are slow.
+# Tiers: tests/unit and tests/cli are the inner loop (`pytest -m "not slow"`), less their cases
+# marked slow (fuzzing, big inputs, the help examples that build a site or measure schema coverage);
+# tests/verl composes with real verl trees and tests/e2e builds wheels, sites and hook environments,
+# so both are slow. The inner loop needs no fetched verl tree, no network and no service.
 SLOW_TIERS = ("verl", "e2e")
 
 
