@@ -170,3 +170,20 @@ def rlcat_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = built_once(tmp_path_factory, "wheel", build).glob("rlcat-*.whl")
     assert wheel.name.startswith(f"rlcat-{VERSION}-")
     return wheel
+
+
+@pytest.fixture(scope="session")
+def reference_imports(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Any]:
+    """`import_reference` of tests/cli/import_helpers.py, run once per reference script in a worker:
+    the round-trip test and the Hydra comparison (tests/verl/test_import_compose.py) import the same
+    67 scripts, and run on one xdist worker (xdist_group "reference-imports") to share them."""
+    from cli.import_helpers import import_reference
+
+    done: dict[str, Any] = {}
+
+    def get(name: str) -> Any:
+        if name not in done:
+            done[name] = import_reference(name, tmp_path_factory.mktemp(f"import-{name}"))
+        return done[name]
+
+    return get
