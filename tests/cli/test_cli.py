@@ -362,12 +362,11 @@ def _all_fetched() -> bool:
 
 
 def _is_slow(example: str) -> bool:
-    """Examples that compile every built-in recipe on every platform (schema coverage) or build a
-    whole MkDocs site: tens of seconds each, so they run in the slow tier."""
+    """Examples that compile every built-in recipe on every platform (schema coverage, and every
+    `rlcat docs` command, which generates every page) and most build a whole MkDocs site: seconds to
+    tens of seconds each, so they run in the slow tier."""
     args = shlex.split(example)[1:]
-    return args[:2] == ["dev", "schema-coverage"] or (
-        args[:2] in (["docs", "build"], ["docs", "serve"]) and "--check" not in args
-    )
+    return args[:2] == ["dev", "schema-coverage"] or args[0] == "docs"
 
 
 def _writes_the_checkout(args: list[str]) -> bool:
