@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from rlcat import __version__ as VERSION
 from rlcat.catalog import Catalog
 from rlcat.cli import main
 from rlcat.dev.trees import VERL_VERSIONS, require_tree
@@ -34,8 +39,10 @@ class Result:
     err: str
 
 
-# Tiers: tests/unit and tests/cli are the inner loop (`pytest -m "not slow"`); tests/verl composes
-# with real verl trees and tests/e2e builds wheels, sites and hook environments, so both are slow.
+# Tiers: tests/unit and tests/cli are the inner loop (`pytest -m "not slow"`), less their cases
+# marked slow (fuzzing, big inputs, the help examples that build a site or measure schema coverage);
+# tests/verl composes with real verl trees and tests/e2e builds wheels, sites and hook environments,
+# so both are slow. The inner loop needs no fetched verl tree, no network and no service.
 SLOW_TIERS = ("verl", "e2e")
 
 
@@ -111,3 +118,72 @@ def load_index(index_dir: Path) -> IndexLoader:
         return data
 
     return load
+
+
+# --- what a run builds once and every xdist worker shares ---
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder `name`, filled by `build(folder)` once per test run, whichever worker asks first.
+
+    Each pytest-xdist worker has its own session (a session fixture runs once per worker), but all
+    of them share the run's temporary folder: the first to take the lock builds, the others wait and
+    reuse. Without xdist the folder is the session's own. A build that failed is started over, from
+    an empty folder, by the next one that asks."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / f"once-{name}"
+    with (shared / f"once-{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".built").is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (folder / ".built").touch()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def rlcat_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """rlcat's wheel, as `pip wheel .` builds it from the checkout (once per run)."""
+
+    def build(dist: Path) -> None:
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "-q",
+                "-w",
+                str(dist),
+                str(REPO),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert run.returncode == 0, run.stderr
+
+    (wheel,) = built_once(tmp_path_factory, "wheel", build).glob("rlcat-*.whl")
+    assert wheel.name.startswith(f"rlcat-{VERSION}-")
+    return wheel
+
+
+@pytest.fixture(scope="session")
+def reference_imports(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Any]:
+    """`import_reference` of tests/cli/import_helpers.py, run once per reference script in a worker:
+    the round-trip test and the Hydra comparison (tests/verl/test_import_compose.py) import the same
+    67 scripts, and run on one xdist worker (xdist_group "reference-imports") to share them."""
+    from cli.import_helpers import import_reference
+
+    done: dict[str, Any] = {}
+
+    def get(name: str) -> Any:
+        if name not in done:
+            done[name] = import_reference(name, tmp_path_factory.mktemp(f"import-{name}"))
+        return done[name]
+
+    return get

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from rlcat.cli.app import command_tree
-from rlcat.dev import trees
+from rlcat.dev import trees, wheelhouse
 
 from conftest import REPO, SEED_RECIPES, UPSTREAM_RECIPES, Result
 
@@ -350,15 +350,70 @@ def _needs_verl_trees(args: list[str]) -> bool:
     return args[:2] in (["dev", "fetch-verl"], ["dev", "verl-index"])
 
 
-@pytest.mark.parametrize(("path", "example"), EXAMPLES, ids=[e for _, e in EXAMPLES])
+def _all_fetched() -> bool:
+    """Everything `rlcat dev fetch-verl` fetches is here, so running it downloads nothing."""
+    houses = [
+        (wheelhouse.wheelhouse_dir(), None),
+        (wheelhouse.docs_wheelhouse_dir(), wheelhouse.docs_requirements()),
+    ]
+    return all(trees.is_fetched(v) for v in trees.VERL_VERSIONS) and all(
+        wheelhouse.is_complete(house, reqs) for house, reqs in houses
+    )
+
+
+def _is_slow(example: str) -> bool:
+    """Examples that compile every built-in recipe on every platform (schema coverage, and every
+    `rlcat docs` command, which generates every page) and most build a whole MkDocs site: seconds to
+    tens of seconds each, so they run in the slow tier."""
+    args = shlex.split(example)[1:]
+    return args[:2] == ["dev", "schema-coverage"] or args[0] == "docs"
+
+
+def _writes_the_checkout(args: list[str]) -> bool:
+    """In a checkout, `rlcat docs build|serve` regenerate docs/ and mkdocs.yml there (and build into
+    its site/) unless they build a catalog's site or only --check."""
+    return args[0] == "docs" and "--check" not in args and "--catalog" not in args
+
+
+def _docs_checkout(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+    """A copy of what the docs are made of, as the checkout the `rlcat docs` examples write to."""
+    import rlcat.cli.docs
+
+    for folder in ("catalog", "recipes", "schemas", "docs"):
+        shutil.copytree(REPO / folder, root / folder)
+    for name in ("pyproject.toml", "mkdocs.yml", "README.md"):
+        shutil.copy(REPO / name, root / name)
+    monkeypatch.setattr(rlcat.cli.docs, "repo_root", lambda: root)
+
+
+def test_examples_name_no_fixed_path() -> None:
+    """A user copies an example: one that writes to an absolute path (a shared /tmp folder) writes
+    where nobody asked, so every path in an example is relative."""
+    fixed = [e for _, e in EXAMPLES if any(arg.startswith(("/", "~")) for arg in shlex.split(e)[1:])]
+    assert fixed == []
+
+
+@pytest.mark.parametrize(
+    ("path", "example"),
+    [pytest.param(p, e, id=e, marks=[pytest.mark.slow] if _is_slow(e) else []) for p, e in EXAMPLES],
+)
 def test_help_examples_run(
-    rlcat: Callable[..., Result], tmp_path: Path, path: list[str], example: str
+    rlcat: Callable[..., Result],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    path: list[str],
+    example: str,
 ) -> None:
     args = shlex.split(example)[1:]
     assert args[: len(path)] == path, f"an example under `rlcat {' '.join(path)}` runs another command"
-    if _needs_verl_trees(args) and not all(trees.is_fetched(v) for v in trees.VERL_VERSIONS):
-        pytest.skip("needs the verl config trees (`rlcat dev fetch-verl`); tests never download them")
+    if _needs_verl_trees(args) and not _all_fetched():
+        pytest.skip(
+            "needs what `rlcat dev fetch-verl` fetches (verl's trees, the wheelhouses); tests never download"
+        )
     _prepare(args, tmp_path)
+    if _writes_the_checkout(args):
+        _docs_checkout(monkeypatch, tmp_path_factory.mktemp("checkout"))
     if args[0] == "runs":
         _prepare_runs(args, tmp_path)
     result = rlcat(*args)

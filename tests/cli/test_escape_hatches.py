@@ -151,8 +151,12 @@ def test_impossible_role_strategies_are_refused(rlcat: Run, args: list[str], wor
 def test_legacy_workers_can_be_switched_off(rlcat: Run, tmp_path: Path) -> None:
     body = "parallelism:\n  actor: {strategy: fsdp2}\noverrides:\n  trainer.use_legacy_worker_impl: disable\n"
     path = child(tmp_path, body)
-    result = rlcat("compile", str(path), "--platform", "rocm-7.0.2", "--allow-known-broken")
+    result = rlcat("compile", str(path), "--platform", "rocm-7.0.2", "--allow-known-broken", "-f", "json")
     assert "RLC301" not in result.err
+    written = overrides_of(result)  # compiled: the engine workers take a strategy per role
+    assert "trainer.use_legacy_worker_impl=disable" in written
+    assert "actor_rollout_ref.actor.strategy=fsdp2" in written
+    assert "actor_rollout_ref.ref.strategy=fsdp" in written
 
 
 # --- trust_remote_code ---

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -45,14 +46,15 @@ def test_reference_script_round_trips(name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_every_reference_script_round_trips(tmp_path: Path) -> None:
+@pytest.mark.xdist_group("reference-imports")  # its imports serve tests/verl/test_import_compose.py
+def test_every_reference_script_round_trips(reference_imports: Callable[[str], Any]) -> None:
     """All 68: each that launches verl imports with no unexplained difference; the one that
     launches nothing says so. Prints the figures the docs quote."""
     proved = typed = overrides = left_out = defaults = keys = 0
     launching = [name for name in SCRIPTS if launches_verl(name)]
     assert [name for name in SCRIPTS if name not in launching] == [NO_LAUNCH]
     for name in launching:
-        done = import_reference(name, tmp_path / name)
+        done = reference_imports(name)
         assert done.report.compiled is not None, (name, [d.headline() for d in done.report.diagnostics])
         assert not done.report.unexplained, (name, done.report.unexplained)
         proved += 1

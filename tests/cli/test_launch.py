@@ -226,6 +226,13 @@ def test_runtime_env_keys_follow_the_verl_release(rlcat: Run) -> None:
         rlcat, "--target", "ray-job", *AUTH, "--platform", "rocm-7.0.2", "--set", "env.PYTHONHASHSEED='0'"
     )
     assert result.code == 0, result.err
+    assert "RLC1003" not in result.err
+    assert json.loads(result.out)["runtime_env"]["env_vars"]["PYTHONHASHSEED"] == "0"
+    # verl 0.9.0 (rocm) forwards it itself: the same key is refused there
+    newer = launch(
+        rlcat, "--target", "ray-job", *AUTH, "--platform", "rocm", "--set", "env.PYTHONHASHSEED='0'"
+    )
+    assert newer.code == 1 and "RLC1003" in newer.err and "verl 0.9.0" in newer.err, newer.err
 
 
 def test_dollar_is_fine_where_no_job_env_expands_it(rlcat: Run) -> None:
@@ -237,8 +244,14 @@ def test_dollar_is_fine_where_no_job_env_expands_it(rlcat: Run) -> None:
 
 def test_visibility_is_a_rocm_rule(rlcat: Run) -> None:
     args = ("--set", "env.HIP_VISIBLE_DEVICES=0,1", "--set", "env.CUDA_VISIBLE_DEVICES=0,1")
-    assert launch(rlcat, "--target", "local", *AUTH, "--platform", "rocm", *args).code == 1
-    assert launch(rlcat, "--target", "local", *AUTH, "--platform", "cuda", *args).code == 0
+    rocm = launch(rlcat, "--target", "local", *AUTH, "--platform", "rocm", *args)
+    assert rocm.code == 1 and rocm.out == ""
+    assert "RLC1005 error: the env sets HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES" in rocm.err, rocm.err
+    cuda = launch(rlcat, "--target", "local", *AUTH, "--platform", "cuda", *args)
+    assert cuda.code == 0, cuda.err
+    assert "RLC1005" not in cuda.err
+    lines = cuda.out.splitlines()
+    assert "export HIP_VISIBLE_DEVICES=0,1" in lines and "export CUDA_VISIBLE_DEVICES=0,1" in lines
 
 
 def test_working_dir_over_the_limit_names_the_biggest_files(rlcat: Run, tmp_path: Path) -> None:

@@ -284,9 +284,19 @@ def test_unknown_entrypoint_names_the_closest_trainer(rlcat: Run) -> None:
 
 
 def test_only_launches_notes_other_scripts(rlcat: Run) -> None:
-    r = rlcat("lint", str(DATA / "no_launch.sh"), str(DATA / "recipe_trainer.sh"), "--only-launches")
+    r = rlcat(
+        "lint", str(DATA / "no_launch.sh"), str(DATA / "recipe_trainer.sh"), "--only-launches", "-f", "json"
+    )
     assert r.code == 0, r.out
-    assert rlcat("lint", str(DATA / "no_launch.sh"), "--only-launches", "--strict").code == 0
+    report = _json(r)
+    # the same findings as without the option, each noted (info) instead of failing the lint
+    assert [(d["code"], d["line"], d["severity"]) for d in report["diagnostics"]] == [
+        ("RLC1104", 1, "info"),
+        ("RLC1111", 3, "info"),
+    ]
+    assert report["summary"] == {"error": 0, "warning": 0, "info": 2}
+    code, found = _bad(rlcat, DATA / "no_launch.sh", "--only-launches", "--strict")
+    assert code == 0 and [(d["code"], d["severity"]) for d in found] == [("RLC1104", "info")]
 
 
 def test_binary_file_is_exit_2(rlcat: Run, tmp_path: Path) -> None:

@@ -7,11 +7,13 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import yaml
 
@@ -19,16 +21,14 @@ from rlcat.dev.trees import VERL_VERSIONS, tree_dir
 from rlcat.emit.formats import plan_fingerprint
 from rlcat.runs.metrics import MAX_REPORTED, SERIES_POINTS, read_metrics
 
-from conftest import Result
+from conftest import REPO, Result
 
 Run = Callable[..., Result]
 
 
 def _verl_file_logger() -> Any:
     """verl's FileLogger class, loaded from the fetched release tree (verl/utils/tracking.py needs
-    only orjson and packaging, not verl's package), or None where the tree or orjson is missing."""
-    if importlib.util.find_spec("orjson") is None:
-        return None
+    only orjson and packaging, not verl's package), or None where the tree is missing."""
     tracking = tree_dir(VERL_VERSIONS[-1]) / "verl" / "utils" / "tracking.py"
     if not tracking.is_file():
         return None
@@ -40,15 +40,16 @@ def _verl_file_logger() -> Any:
 
 
 class _SameFormat:
-    """Byte for byte what FileLogger.log writes (`orjson.dumps({"step": step, "data": data}) +
-    b"\\n"`), for machines without verl's tree: compact JSON, UTF-8."""
+    """Byte for byte what FileLogger.log writes (`orjson.dumps({"step": step, "data": data},
+    option=orjson.OPT_SERIALIZE_NUMPY) + b"\\n"`), for machines without verl's tree: compact JSON,
+    UTF-8, NaN and infinities as null. orjson is one of rlcat's own dependencies."""
 
     def __init__(self, project_name: str, experiment_name: str) -> None:
         self.fp = open(os.environ["VERL_FILE_LOGGER_PATH"], "wb", buffering=0)  # noqa: SIM115
 
     def log(self, data: dict[str, Any], step: int) -> None:
         record = {"step": step, "data": data}
-        self.fp.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+        self.fp.write(orjson.dumps(record, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
 
     def finish(self) -> None:
         self.fp.close()
@@ -78,11 +79,14 @@ def training(
 
 
 def write_metrics(
-    run_dir: Path, records: Iterator[tuple[int, dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+    run_dir: Path,
+    records: Iterator[tuple[int, dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+    logger_class: Any = FileLogger,
 ) -> Path:
     path = run_dir / "metrics.jsonl"
     monkeypatch.setenv("VERL_FILE_LOGGER_PATH", str(path))
-    logger = FileLogger("project", "experiment")
+    logger = logger_class("project", "experiment")
     for step, data in records:
         logger.log(data=data, step=step)
     logger.finish()
@@ -103,8 +107,23 @@ def compile_run(rlcat: Run, run_dir: str, *extra: str, recipe: str = "gsm8k_qwen
 
 
 def test_verl_file_logger_is_the_real_one_where_the_tree_is_fetched() -> None:
-    if os.environ.get("CI") and importlib.util.find_spec("orjson") is not None:
+    if os.environ.get("CI"):
         assert FileLogger is not _SameFormat, "verl's tree is fetched in CI: the real FileLogger must be used"
+
+
+def test_the_stand_in_writes_what_verls_file_logger_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = _verl_file_logger()
+    if real is None:
+        pytest.skip("needs verl's tree to compare with (`rlcat dev fetch-verl`); tests never download it")
+    written = {}
+    for name, logger_class in (("real", real), ("stand-in", _SameFormat)):
+        (tmp_path / name).mkdir()
+        path = write_metrics(tmp_path / name, training(6, val_every=2), monkeypatch, logger_class)
+        written[name] = path.read_bytes()
+    assert b'"actor/pg_loss":null' in written["real"]
+    assert written["stand-in"] == written["real"]
 
 
 def test_compile_run_dir_adds_the_file_logger_and_writes_the_plan(rlcat: Run, workspace: Path) -> None:
@@ -352,15 +371,22 @@ def test_runs_add_without_a_catalog_says_where_to_record(rlcat: Run, workspace: 
     assert r.code == 2 and "RLC105" in r.err and "--catalog" in r.err
 
 
+SITE_ENTRIES = (
+    "recipes/gsm8k_qwen3_8b_fsdp.yaml",
+    "catalog/models/qwen3_8b.yaml",
+    "catalog/datasets/gsm8k_math.yaml",
+    "catalog/platforms/rocm.yaml",
+)
+
+
 def test_recorded_runs_are_overlaid_on_their_recipe_page(
     rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The whole loop: two runs logged by verl's FileLogger, recorded by `runs add` into a team
-    catalog, and the docs generated for that catalog draw both on the recipe's validation chart."""
+    catalog, and the recipe's docs page, generated for that catalog, draws both on its validation chart."""
     from rlcat.catalog import Catalog
-    from rlcat.cli.app import command_tree
     from rlcat.docsite.data import load_site
-    from rlcat.docsite.generate import generate
+    from rlcat.docsite.recipes import recipe_page
 
     for name, base in (("a", 0.3), ("b", 0.45)):
         compile_run(rlcat, f"runs/{name}")
@@ -369,9 +395,13 @@ def test_recorded_runs_are_overlaid_on_their_recipe_page(
     recorded = sorted(p.stem for p in (workspace / "team" / "catalog" / "results").glob("*.yaml"))
     assert recorded == ["gsm8k_qwen3_8b_fsdp-rocm-a", "gsm8k_qwen3_8b_fsdp-rocm-b"]
 
-    catalog = Catalog.default([workspace / "team"])
-    files = generate(workspace / "site", command_tree(), load_site(workspace / "site", catalog))
-    page = files["docs/recipes/gsm8k_qwen3_8b_fsdp.md"]
+    # the team's results over the part of the built-in catalog their recipe needs (the whole one
+    # would compile every built-in recipe on every platform for pages nobody reads here)
+    for entry in SITE_ENTRIES:
+        (workspace / "builtin" / entry).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / entry, workspace / "builtin" / entry)
+    catalog = Catalog([workspace / "team", workspace / "builtin"])
+    page = recipe_page(load_site(workspace / "site", catalog), "gsm8k_qwen3_8b_fsdp")
     results = page.split("## Results {#results}", 1)[1].split("\n## ", 1)[0]
     assert all(f"`{name}`" in results for name in recorded)
     svg = "{http://www.w3.org/2000/svg}"

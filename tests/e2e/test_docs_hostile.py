@@ -41,10 +41,13 @@ from rlcat.cli.app import command_tree
 from rlcat.docsite.build import build_site
 from rlcat.docsite.data import Site, load_site
 from rlcat.docsite.generate import generate
-from rlcat.docsite.md import breakable_code, code, esc, fence, link, safe_target
+from rlcat.docsite.md import safe_target
 from rlcat.docsite.results import FILTER_SCRIPT
 
 from conftest import REPO
+
+# every test on one xdist worker: its module fixtures (the hostile site, Chromium) run once
+pytestmark = pytest.mark.xdist_group("docs-hostile")
 
 # the same Chromium as the site's browser tests: one way to start it
 browser = docs_site.browser
@@ -125,10 +128,25 @@ def _write_yaml(path: Path, data: dict[str, Any], comment: str = "") -> None:
     path.write_text(comment + yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
+# The part of the shipped catalog the evil entries are made from and shown beside: one recipe (whose
+# page shows the evil platform's env), its model, its dataset and a platform. The whole catalog would
+# only make the site (and its build) eight times larger.
+SHIPPED = (
+    "recipes/gsm8k_qwen3_8b_fsdp.yaml",
+    "catalog/models/qwen3_8b.yaml",
+    "catalog/datasets/gsm8k.yaml",
+    "catalog/datasets/gsm8k_math.yaml",
+    "catalog/platforms/cuda.yaml",
+)
+
+
 def _hostile_checkout(root: Path) -> None:
-    """The shipped checkout plus an `evil` platform, model, dataset and recipe full of payloads."""
-    for folder in ("catalog", "recipes", "schemas", "docs"):
-        shutil.copytree(REPO / folder, root / folder)
+    """A checkout with part of the shipped catalog plus an `evil` platform, model, dataset and recipe
+    full of payloads."""
+    for name in SHIPPED:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / name, root / name)
+    shutil.copytree(REPO / "schemas", root / "schemas")
     for name in ("mkdocs.yml", "README.md"):
         shutil.copy(REPO / name, root / name)
 
@@ -579,97 +597,3 @@ def test_searching_for_the_payloads_runs_none(browser: Any, hostile_url: str) ->
     assert found["pwned"] is None and found["handlers"] == [] and found["frames"] == 0
     assert "pwned" not in found["title"]
     assert not _alert_open(browser)
-
-
-# --- the writers themselves -----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("target", "expected"),
-    [
-        ("../platforms/rocm.md#tweak-x", "../platforms/rocm.md#tweak-x"),
-        ("#rocm-7-0-2", "#rocm-7-0-2"),
-        ("https://github.com/volcengine/verl/pull/1", "https://github.com/volcengine/verl/pull/1"),
-        ("https://example.org/a(b)", "https://example.org/a%28b%29"),
-        ("https://example.org/a b", None),
-        ("javascript:alert(1)", None),
-        ("JaVaScRiPt:alert(1)", None),
-        (" javascript:alert(1)", None),
-        ("java\tscript:alert(1)", None),
-        ("java\u200bscript:alert(1)", None),
-        ("java&#115;cript:alert(1)", None),
-        ("javascript&colon;alert(1)", None),
-        ("data:text/html,<script>alert(1)</script>", None),
-        ("vbscript:msgbox(1)", None),
-        ("//evil.example/x", None),
-        ("\\\\evil.example/x", None),
-        ("/\\evil.example/x", None),
-        ("/absolute/page.md", None),
-        ("http:evil.example", None),
-        ("", None),
-    ],
-    ids=lambda v: repr(v) if isinstance(v, str) else str(v),
-)
-def test_safe_target(target: str, expected: str | None) -> None:
-    assert safe_target(target) == expected
-
-
-def test_a_refused_link_is_text() -> None:
-    assert link("click", "javascript:alert(1)") == "click (javascript:alert(1))"
-    assert link("click", "ok.md", 'say "hi" & <go>') == '[click](ok.md "say &quot;hi&quot; &amp; &lt;go&gt;")'
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("- item", "\\- item"),
-        ("--engine sglang", "--engine sglang"),
-        ("---", "\\---"),
-        ("1. first", "1\\. first"),
-        ("0.9.1", "0.9.1"),
-        ("!!! danger", "\\!!! danger"),
-        ('=== "tab"', '&#61;== "tab"'),
-        ("??? note", "&#63;?? note"),
-        (": definition", "&#58; definition"),
-        ("~~~", "&#126;~~"),
-        (":smile: a:b", "&#58;smile: a:b"),
-        ("<b>&amp;", "&lt;b\\>&amp;amp;"),
-        ("a\u202eb\x1bc", "a\\\\u202eb\\\\x1bc"),
-    ],
-    ids=repr,
-)
-def test_esc(value: str, expected: str) -> None:
-    assert esc(value) == expected
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("a`b", "`` a`b ``"),
-        ("#!python import os", "` #!python import os `"),
-        ("a\u202e\rb", "`a\\u202e\\rb`"),
-    ],
-    ids=repr,
-)
-def test_code(value: str, expected: str) -> None:
-    assert code(value) == expected
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("a.b_c=1", "<code>a.<wbr>b_c=<wbr>1</code>"),
-        ("x=_a_ __b", "<code>x=<wbr>&#95;a_ &#95;&#95;b</code>"),
-        ("[y](javascript:z) ![i](x)", "<code>[y&#93;(javascript:z) ![i&#93;(x)</code>"),
-        ("*em* `c` \\", "<code>&#42;em&#42; &#96;c&#96; &#92;</code>"),
-        (":smile: a|b <i>", "<code>&#58;smile: a&#124;b &lt;i&gt;</code>"),
-        ("[1,2]", "<code>[1,2]</code>"),
-    ],
-    ids=repr,
-)
-def test_breakable_code(value: str, expected: str) -> None:
-    assert breakable_code(value) == expected
-
-
-def test_fence_outlasts_the_fences_in_the_text() -> None:
-    assert fence("```\nx\u202e", "bash") == "```` bash\n```\nx\\u202e\n````\n"

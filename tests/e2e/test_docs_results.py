@@ -33,6 +33,9 @@ from rlcat.docsite.results import FILTER_SCRIPT
 
 from conftest import REPO
 
+# every test on one xdist worker: its module fixture (a generation of every page) runs once
+pytestmark = pytest.mark.xdist_group("docs-results")
+
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}href"
 RECIPE = "gsm8k_qwen3_8b_fsdp"

@@ -3,7 +3,8 @@
 The site is built twice with MkDocs (the two builds must be byte-identical), then served from a
 local HTTP server thread and browsed in headless Chromium through Selenium: the support matrix, a
 recipe page's ROCm overrides, search, the numbers of every result page, every link of every page.
-Screenshots of the home, matrix and a recipe page go to tests/artifacts/ (gitignored).
+Screenshots of the home, matrix and a recipe page go to the run's temporary folder (`screenshots*`), or
+to the folder RLCAT_SCREENSHOTS names.
 
 The browser tests need Debian's chromium and chromium-driver and the `selenium` package (installed
 by the CI setup step, never by the tests: they run without network). Without them the browser tests
@@ -13,6 +14,7 @@ are skipped, unless RLCAT_REQUIRE_BROWSER=1 (CI sets it), which turns the skip i
 from __future__ import annotations
 
 import html.parser
+import json
 import os
 import posixpath
 import shutil
@@ -34,7 +36,9 @@ from rlcat.guards import REGISTRY
 
 from conftest import REPO
 
-ARTIFACTS = REPO / "tests" / "artifacts"
+# every test on one xdist worker: its module fixtures (two builds of the site, Chromium) run once
+pytestmark = pytest.mark.xdist_group("docs-site")
+
 CHROMIUM = os.environ.get("RLCAT_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("RLCAT_CHROMEDRIVER", "/usr/bin/chromedriver")
 # Without these, headless Chromium tries to reach Google (the test network is closed).
@@ -166,6 +170,21 @@ def base_url(built: Built) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+def pages_url(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The site with its search index emptied, for the tests that load page after page: on every
+    page load Material builds the index in a web worker, most of the load's time for an index of a
+    megabyte. The pages are the built ones; the search test uses the site as built."""
+    site = tmp_path_factory.mktemp("pages") / "site"
+    shutil.copytree(built.site, site)
+    index = site / "search" / "search_index.json"
+    data = json.loads(index.read_text(encoding="utf-8"))
+    assert data["docs"], "the built site has no search index to empty"
+    index.write_text(json.dumps({**data, "docs": []}), encoding="utf-8")
+    with served(site) as url:
+        yield url
+
+
 def test_local_server_serves_the_site(base_url: str) -> None:
     with urllib.request.urlopen(base_url + "index.html", timeout=10) as response:
         assert response.status == 200
@@ -184,7 +203,7 @@ def _browser_missing() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     missing = _browser_missing()
     if missing:
         message = f"the browser tests need {missing} (CI installs chromium, chromium-driver and selenium)"
@@ -203,6 +222,8 @@ def browser() -> Iterator[Any]:
     # an explicit driver path: Selenium Manager (which downloads drivers) never runs
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
+    folder = os.environ.get("RLCAT_SCREENSHOTS")
+    driver.rlcat_screenshots = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
     try:
         yield driver
     finally:
@@ -220,8 +241,9 @@ def _wait(condition: Any, timeout: float = 10.0) -> Any:
 
 
 def _screenshot(driver: Any, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / name
+    folder: Path = driver.rlcat_screenshots  # set by the browser fixture
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
     assert driver.save_screenshot(str(path)), path
     return path
 
@@ -358,8 +380,8 @@ def _cut(layout: dict[str, Any]) -> list[str]:
     return bad
 
 
-def test_pages_use_the_width_and_tables_and_examples_fit(browser: Any, base_url: str) -> None:
-    recipes = _layout(browser, base_url + "recipes/index.html", "article table")
+def test_pages_use_the_width_and_tables_and_examples_fit(browser: Any, pages_url: str) -> None:
+    recipes = _layout(browser, pages_url + "recipes/index.html", "article table")
     assert recipes["window"] >= 1380, recipes["window"]  # the 1400 px window, less its scroll bar
     assert recipes["column"] >= MIN_COLUMN, f"content column {recipes['column']:.0f} px at 1400 px"
     # the recipes written for rlcat, then the upstream examples
@@ -370,12 +392,12 @@ def test_pages_use_the_width_and_tables_and_examples_fit(browser: Any, base_url:
     _screenshot(browser, "docs-recipes-wide.png")
     # every guard page: the column is as wide, and each example (and table) fits or scrolls inside it
     for guard_id in sorted(REGISTRY):
-        page = _layout(browser, base_url + f"guards/{guard_id}.html", "article pre > code, article table")
+        page = _layout(browser, pages_url + f"guards/{guard_id}.html", "article pre > code, article table")
         assert page["column"] >= MIN_COLUMN, (guard_id, page["column"])
         assert any(box["text"] for box in page["boxes"]), f"{guard_id}: no example found"
         assert _cut(page) == [], guard_id
     # the examples of RLC703's page fit without scrolling at this width
-    examples = _layout(browser, base_url + "guards/RLC703.html", "article pre > code")
+    examples = _layout(browser, pages_url + "guards/RLC703.html", "article pre > code")
     assert [b for b in examples["boxes"] if b["scroll"] > b["client"]] == []
     _screenshot(browser, "docs-guard-RLC703-wide.png")
 
@@ -407,7 +429,7 @@ def test_search_for_triton_finds_the_sglang_guard(browser: Any, base_url: str) -
     _screenshot(browser, "docs-search-triton.png")
 
 
-def test_every_page_is_in_the_nav_and_every_link_resolves(browser: Any, base_url: str, built: Built) -> None:
+def test_every_page_is_in_the_nav_and_every_link_resolves(browser: Any, pages_url: str, built: Built) -> None:
     """Crawl from the home page through every link in Chromium; check each target and anchor, that
     every page is in the nav (the nav is pruned: each page holds its own section's part), and that
     the pages load nothing from anywhere but the local server."""
@@ -419,7 +441,7 @@ def test_every_page_is_in_the_nav_and_every_link_resolves(browser: Any, base_url
     queue, seen = ["index.html"], {"index.html"}
     while queue:
         name = queue.pop(0)
-        browser.get(base_url + name)
+        browser.get(pages_url + name)
         found = browser.execute_script(
             "return {ids: Array.from(document.querySelectorAll('[id]'), e => e.id),"
             " links: Array.from(document.querySelectorAll('a[href]'), e => e.href),"
@@ -434,9 +456,9 @@ def test_every_page_is_in_the_nav_and_every_link_resolves(browser: Any, base_url
         resources |= set(found["resources"]) | set(found["loads"])
         assert _severe_console_messages(browser) == [], name
         for url in found["links"]:
-            if not url.startswith(base_url):
+            if not url.startswith(pages_url):
                 continue
-            path, _, fragment = url[len(base_url) :].partition("#")
+            path, _, fragment = url[len(pages_url) :].partition("#")
             path = urllib.parse.unquote(path) or "index.html"
             if fragment:
                 wanted.append((name, path, urllib.parse.unquote(fragment)))
@@ -450,7 +472,7 @@ def test_every_page_is_in_the_nav_and_every_link_resolves(browser: Any, base_url
     assert sorted(seen - pages) == [], "links to pages that do not exist"
     broken = [f"{src} -> {dst}#{frag}" for src, dst, frag in wanted if frag not in ids.get(dst, set())]
     assert broken == []
-    outside = sorted(u for u in resources if not u.startswith(base_url))
+    outside = sorted(u for u in resources if not u.startswith(pages_url))
     assert outside == []
     for url in sorted(resources):
         with urllib.request.urlopen(url.split("#")[0], timeout=10) as response:
@@ -469,12 +491,12 @@ def _metric_rows(browser: Any) -> list[list[str]]:
     return []
 
 
-def test_result_pages_show_the_numbers_of_their_data_files(browser: Any, base_url: str) -> None:
+def test_result_pages_show_the_numbers_of_their_data_files(browser: Any, pages_url: str) -> None:
     files = sorted((REPO / "catalog" / "results").glob("*.yaml"))
     assert files
     for path in files:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        browser.get(base_url + f"results/{data['name']}.html")
+        browser.get(pages_url + f"results/{data['name']}.html")
         shown = [
             (row[0], float(row[1]), None if row[2] == "—" else float(row[2]), row[3])
             for row in _metric_rows(browser)
@@ -482,7 +504,7 @@ def test_result_pages_show_the_numbers_of_their_data_files(browser: Any, base_ur
         expected = [(m["metric"], float(m["value"]), m.get("high"), m["unit"]) for m in data["metrics"]]
         assert shown == expected, path.name
         # and the results index shows the result, and its recipe's page lists it
-        browser.get(base_url + "results/index.html")
+        browser.get(pages_url + "results/index.html")
         assert data["name"] in browser.find_element("css selector", "article").text
-        browser.get(base_url + f"recipes/{data['recipe']}.html#results")
+        browser.get(pages_url + f"recipes/{data['recipe']}.html#results")
         assert data["name"] in browser.find_element("css selector", "article").text, data["recipe"]

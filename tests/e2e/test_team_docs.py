@@ -34,6 +34,9 @@ from rlcat.docsite.figures.matrix_grid import STATUS_COLOURS, cell_gid
 
 from conftest import REPO, Result
 
+# every test on one xdist worker: its module fixtures (the install, the build, Chromium) run once
+pytestmark = pytest.mark.xdist_group("team-docs")
+
 browser = docs_site.browser  # one way to start Chromium
 
 PARENT = "gsm8k_qwen3_8b_fsdp"

@@ -13,7 +13,6 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,33 +33,12 @@ FORMATS = ("text", "json", "github", "sarif")
 
 
 @pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Path]]:
-    """The folders pip installs from, offline: the wheelhouse and a folder holding rlcat's wheel."""
+def wheels(rlcat_wheel: Path) -> list[Path]:
+    """The folders pip installs from, offline: the wheelhouse and the folder holding rlcat's wheel."""
     house = wheelhouse.wheelhouse_dir()
     if not wheelhouse.is_complete(house):
         pytest.skip(f"the wheelhouse is not fetched ({house}): run `rlcat dev fetch-verl` once, with network")
-    dist = tmp_path_factory.mktemp("dist")
-    build = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(dist),
-            str(REPO),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert build.returncode == 0, build.stderr
-    (wheel,) = dist.glob("rlcat-*.whl")
-    assert wheel.name.startswith(f"rlcat-{VERSION}-")
-    yield [house, dist]
+    return [house, rlcat_wheel.parent]
 
 
 def _pip_env(tmp: Path, links: list[Path]) -> dict[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from whole_compose import compose_whole
 
 from rlcat.catalog import Catalog
 from rlcat.compile.assemble import Compiled, Request, compile_request
@@ -34,9 +35,7 @@ def compiled(
 
 
 def composed(c: Compiled, resolve: bool = False) -> dict[str, object]:
-    texts = override_texts(c)
-    assert rejected_overrides(_release(c), c.plan.config_name, texts) == []
-    return flatten(compose(_release(c), c.plan.config_name, texts), resolve=resolve)
+    return compose_whole(_release(c), c.plan.config_name, override_texts(c), resolve=resolve)
 
 
 def _release(c: Compiled) -> str:

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from whole_compose import compose_whole
 
 from rlcat.catalog import Catalog
 from rlcat.compile.assemble import Compiled, Request, compile_request
-from rlcat.dev import compose as verl_compose
 from rlcat.emit.formats import override_text, override_texts
 
 from conftest import ENGINES, PLATFORMS
@@ -105,11 +105,7 @@ def _with_home(value: Any) -> Any:
 def composes_as_planned(compiled: Compiled) -> dict[str, Any]:
     version = compiled.profile.verl_index
     overrides = override_texts(compiled)
-    rejected = verl_compose.rejected_overrides(version, compiled.plan.config_name, overrides)
-    assert rejected == [], f"verl {version} rejects: {rejected}"
-    composed = verl_compose.flatten(
-        verl_compose.compose(version, compiled.plan.config_name, overrides), resolve=True
-    )
+    composed = compose_whole(version, compiled.plan.config_name, overrides)
     for o in compiled.overrides:
         want = _with_home(o.setting.value)
         assert composed.get(o.key, "<missing>") == want, f"{override_text(o)} on verl {version}"

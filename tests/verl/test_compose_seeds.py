@@ -11,9 +11,9 @@ import os
 from typing import Any
 
 import pytest
+from whole_compose import compose_whole
 
 from rlcat.compile.assemble import Compiled, Request, compile_request
-from rlcat.dev import compose as verl_compose
 from rlcat.emit.formats import override_text, override_texts
 from rlcat.model.recipe import Recipe
 
@@ -155,11 +155,7 @@ def composes_as_recipe(compiled: Compiled) -> None:
     version = compiled.profile.verl_index
     overrides = override_texts(compiled)
 
-    rejected = verl_compose.rejected_overrides(version, compiled.plan.config_name, overrides)
-    assert rejected == [], f"verl {version} rejects: {rejected}"
-
-    cfg = verl_compose.compose(version, compiled.plan.config_name, overrides)
-    composed = verl_compose.flatten(cfg, resolve=True)
+    composed = compose_whole(version, compiled.plan.config_name, overrides)
     expected = expected_values(compiled.recipe, compiled)
     assert len(expected) >= 20
     wrong = {

@@ -11,16 +11,19 @@ report gave a reason for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from whole_compose import remember_composes
 
-from cli.import_helpers import SCRIPTS, import_reference, launches_verl
+from cli.import_helpers import SCRIPTS, launches_verl
 from rlcat.dev import compose as verl_compose
 from rlcat.emit.formats import override_texts
 
-pytestmark = pytest.mark.compose
+# the imports are the round-trip test's (tests/cli/test_import.py), on the same xdist worker
+pytestmark = [pytest.mark.compose, pytest.mark.xdist_group("reference-imports")]
 
 VERSION = "0.9.1"
 LAUNCHING = [name for name in SCRIPTS if launches_verl(name)]
@@ -32,11 +35,15 @@ def _key(override: str) -> str:
 
 @pytest.mark.parametrize("name", LAUNCHING)
 def test_import_composes_to_the_script_s_values(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, verl_trees: dict[str, Path]
+    name: str,
+    reference_imports: Callable[[str], Any],
+    monkeypatch: pytest.MonkeyPatch,
+    verl_trees: dict[str, Path],
 ) -> None:
+    remember_composes(monkeypatch)
     monkeypatch.setenv("HOME", "$HOME")  # ${oc.env:HOME} resolves to what the script's text says
     monkeypatch.setenv("PWD", "$PWD")
-    done = import_reference(name, tmp_path)
+    done = reference_imports(name)  # the import reads no environment: HOME above changes nothing in it
     compiled = done.report.compiled
     assert compiled is not None, [d.headline() for d in done.report.diagnostics]
     run = done.run

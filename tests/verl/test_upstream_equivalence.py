@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from whole_compose import remember_composes
 
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.dev import compose as verl_compose
@@ -43,7 +44,8 @@ def _key(override: str) -> str:
 
 
 @pytest.mark.parametrize("recipe", sorted(CASES))
-def test_same_effective_config_as_upstream(recipe: str) -> None:
+def test_same_effective_config_as_upstream(recipe: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    remember_composes(monkeypatch)
     upstream = json.loads((DATA / f"{CASES[recipe]}.json").read_text())
     compiled = compile_request(Request(recipe, "cuda", engine="vllm"))
     version = compiled.profile.verl_index

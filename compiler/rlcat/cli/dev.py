@@ -24,7 +24,7 @@ dev_app = typer.Typer(
 
   rlcat dev schemas --check
 
-  rlcat dev schema-coverage
+  rlcat dev schema-coverage --top 40
 """,
 )
 app.add_typer(dev_app, name="dev")

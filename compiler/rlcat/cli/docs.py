@@ -36,7 +36,7 @@ docs_app = typer.Typer(
 
   rlcat docs build --check
 
-  rlcat docs build --out /tmp/rlcat-docs
+  rlcat docs build --out public
 
   rlcat docs build --catalog . --out site
 """,
@@ -135,7 +135,7 @@ def _build_catalog(extra: list[Path] | None, no_builtin: bool, out: Path) -> Non
     "build",
     epilog="""Examples:
 
-  rlcat docs build --out /tmp/rlcat-docs
+  rlcat docs build --out public
 
   rlcat docs build --check
 
