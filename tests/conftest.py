@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,20 @@ class Result:
 # tests/verl composes with real verl trees and tests/e2e builds wheels, sites and hook environments,
 # so both are slow. The inner loop needs no fetched verl tree, no network and no service.
 SLOW_TIERS = ("verl", "e2e")
+
+# Help examples that a test of their own runs, word for word, and checks more closely than "exit 0":
+# tests/cli/test_cli.py leaves them to that test, so the costly ones (seconds of compiles or Hydra
+# composes each) run once per suite, not twice.
+EXAMPLES_RUN_BY_THEIR_TEST = {
+    "rlcat dev schema-coverage --top 40": "tests/cli/test_schema_coverage.py::test_coverage_report",
+    "rlcat dev verl-index --check": "tests/verl/test_index_fresh.py::test_index_is_fresh",
+}
+
+
+def example_of(test: str) -> list[str]:
+    """The arguments (after `rlcat`) of the help example that `test` runs."""
+    (example,) = [e for e, runner in EXAMPLES_RUN_BY_THEIR_TEST.items() if runner.endswith(f"::{test}")]
+    return shlex.split(example)[1:]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -19,7 +19,7 @@ import yaml
 from rlcat.cli.app import command_tree
 from rlcat.dev import trees, wheelhouse
 
-from conftest import REPO, SEED_RECIPES, UPSTREAM_RECIPES, Result
+from conftest import EXAMPLES_RUN_BY_THEIR_TEST, REPO, SEED_RECIPES, UPSTREAM_RECIPES, Result
 
 RECIPES = REPO / "recipes"
 ALL_RECIPES = sorted(SEED_RECIPES + UPSTREAM_RECIPES)  # what `rlcat list` shows
@@ -386,6 +386,18 @@ def _docs_checkout(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
     monkeypatch.setattr(rlcat.cli.docs, "repo_root", lambda: root)
 
 
+def test_examples_left_to_their_own_test_are_examples_and_that_test_runs_them() -> None:
+    """An example taken out of test_help_examples_run is still in the help, and the test named for it
+    exists and runs it through `example_of` (word for word, not a copy that could drift)."""
+    shown = {e for _, e in EXAMPLES}
+    for example, runner in EXAMPLES_RUN_BY_THEIR_TEST.items():
+        assert example in shown, f"`{example}` is no longer a help example"
+        path, _, test = runner.partition("::")
+        source = (REPO / path).read_text(encoding="utf-8")
+        body = source[source.index(f"def {test}(") :].split("\ndef ", 1)[0]
+        assert f'example_of("{test}")' in body, f"{runner} does not run `{example}`"
+
+
 def test_examples_name_no_fixed_path() -> None:
     """A user copies an example: one that writes to an absolute path (a shared /tmp folder) writes
     where nobody asked, so every path in an example is relative."""
@@ -395,7 +407,11 @@ def test_examples_name_no_fixed_path() -> None:
 
 @pytest.mark.parametrize(
     ("path", "example"),
-    [pytest.param(p, e, id=e, marks=[pytest.mark.slow] if _is_slow(e) else []) for p, e in EXAMPLES],
+    [
+        pytest.param(p, e, id=e, marks=[pytest.mark.slow] if _is_slow(e) else [])
+        for p, e in EXAMPLES
+        if e not in EXAMPLES_RUN_BY_THEIR_TEST
+    ],
 )
 def test_help_examples_run(
     rlcat: Callable[..., Result],

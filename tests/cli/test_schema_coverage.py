@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from rlcat.dev.coverage import TypedKeys, concept_of, measure, override_key, render
+from rlcat.dev.coverage import TypedKeys, as_json, concept_of, measure, override_key, render
 
-from conftest import Result
+from conftest import Result, example_of
 
 # measured before the schema grew (docs/schema-coverage.md): 4103 of 4703 overrides, 195 of 374 keys
 BEFORE_TYPED = 4103
@@ -18,13 +19,21 @@ BEFORE_TYPED = 4103
 
 @pytest.mark.slow  # about 200 compiles per field probe round: seconds, not milliseconds
 def test_coverage_report(rlcat: Callable[..., Result]) -> None:
-    result = rlcat("dev", "schema-coverage", "--format", "json")
+    """The help example `rlcat dev schema-coverage --top 40`, run here (not among the help examples)."""
+    result = rlcat(*example_of("test_coverage_report"))
     assert result.code == 0, result.err
-    data = json.loads(result.out)
-    assert (data["scripts"], data["overrides"]) == (68, 4703)
-    assert data["typed"] > BEFORE_TYPED and data["share"] >= 0.93
-    unmodelled = {key for row in data["unmodelled"] for key in row["keys"]}
-    # the concepts this schema now types: not among the unmodelled keys any more
+    lines = result.out.splitlines()
+    assert lines[0] == "68 reference scripts, 4703 overrides verl received"
+    typed = re.fullmatch(
+        r"typed: (\d+) of 4703 overrides \(([\d.]+)%\); (\d+) of (\d+) distinct keys", lines[1]
+    )
+    assert typed, lines[1]
+    assert int(typed[1]) > BEFORE_TYPED and float(typed[2]) >= 93.0
+    assert lines[3] == "most frequent unmodelled concepts (overrides, keys) — top 40:"
+    concepts = [line.split()[1] for line in lines[4:] if not line.startswith("          ")]
+    assert 0 < len(concepts) <= 40
+    shown = set(concepts) | {line.split()[1] for line in lines[4:] if line.startswith("          ")}
+    # the concepts this schema now types: not among the most frequent unmodelled ones any more
     for key in (
         "reward.custom_reward_function.path",  # reward
         "reward_model.reward_manager",  # reward, the legacy name (an alternative of reward.manager)
@@ -35,7 +44,7 @@ def test_coverage_report(rlcat: Callable[..., Result]) -> None:
         "trainer.default_local_dir",  # checkpoints
         "model_engine",  # the config-group choice backend: megatron makes
     ):
-        assert key not in unmodelled, key
+        assert key not in shown, key
 
 
 def test_bad_scripts_folder(rlcat: Callable[..., Result], tmp_path: Path) -> None:
@@ -58,5 +67,14 @@ def test_keys_prefixes_and_concepts(tmp_path: Path) -> None:
     cov = measure(tmp_path, typed)
     assert (cov.scripts, cov.overrides, cov.typed) == (1, 4, 2)
     assert cov.concepts() == [("z", 2, [("z", 2)])]
+    assert json.loads(as_json(cov)) == {
+        "scripts": 1,
+        "overrides": 4,
+        "typed": 2,
+        "share": 0.5,
+        "distinct_keys": 3,
+        "distinct_typed": 2,
+        "unmodelled": [{"concept": "z", "overrides": 2, "keys": {"z": 2}}],
+    }
     text = render(cov, top=3)
     assert "typed: 2 of 4 overrides (50.0%)" in text and "     2  z" in text

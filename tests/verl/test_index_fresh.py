@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -9,16 +11,28 @@ import pytest
 from rlcat.dev.build_index import REGENERATE_COMMAND, build
 from rlcat.dev.trees import VERL_VERSIONS
 
-from conftest import IndexLoader
+from conftest import REPO, IndexLoader, Result, example_of
 
 pytestmark = pytest.mark.compose
 
 
-def test_index_is_fresh(verl_trees: dict[str, Path], index_dir: Path) -> None:
-    problems = build(VERL_VERSIONS, index_dir, check=True)
-    assert not problems, (
-        "schemas/verl is stale:\n" + "\n".join(problems) + f"\nRegenerate with: {REGENERATE_COMMAND}"
-    )
+def test_index_is_fresh(verl_trees: dict[str, Path], index_dir: Path, rlcat: Callable[..., Result]) -> None:
+    """The help example `rlcat dev verl-index --check`, run here (not among the help examples): the
+    committed index is exactly what the generator makes from the fetched release trees."""
+    result = rlcat(*example_of("test_index_is_fresh"))
+    assert result.code == 0, f"schemas/verl is stale:\n{result.out}{result.err}"
+    assert result.out == f"verl key index in {index_dir} is up to date ({', '.join(VERL_VERSIONS)})\n"
+    assert REGENERATE_COMMAND == "rlcat dev verl-index"
+
+
+def test_a_stale_index_is_found(verl_trees: dict[str, Path], tmp_path: Path) -> None:
+    """The check can fail: an index folder with one file changed is stale."""
+    version = VERL_VERSIONS[-1]
+    shutil.copytree(REPO / "schemas" / "verl", tmp_path / "verl")
+    index = tmp_path / "verl" / version / "ppo_trainer.json"
+    index.write_text(index.read_text(encoding="utf-8").replace("trainer.", "trainer_.", 1), encoding="utf-8")
+    problems = build([version], tmp_path / "verl", check=True)
+    assert problems and all("ppo_trainer.json" in p for p in problems), problems
 
 
 def test_manifest_lists_every_file(index_dir: Path, load_index: IndexLoader) -> None:
