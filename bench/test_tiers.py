@@ -33,6 +33,11 @@ BUDGET_FULL_S = 480.0
 
 def main(argv: list[str] | None = None) -> int:
     p = bench_arguments(__doc__, repeat=3, rounds="measured rounds")
+    p.add_argument(
+        "--fast-only",
+        action="store_true",
+        help="measure the fast tier alone (a round of the whole suite takes minutes; .ci/run times it)",
+    )
     args = p.parse_args(argv)
 
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
@@ -41,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         "fast tier": [*pytest, "-m", "not slow"],
         "whole suite": pytest,
     }
+    if args.fast_only:
+        del commands["whole suite"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     samples: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
