@@ -120,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(1, args.repeat + 1):
             refs.append(reference(i))
             rounds.append(one_round(i))
+        # --repeat 0: the first round alone (a smoke run of the script)
+        rounds, refs = rounds or [first], refs or [reference(0)]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     gens, builds, totals, cpus = (list(column) for column in zip(*rounds, strict=True))
