@@ -52,6 +52,8 @@ SLOW_TIERS = ("verl", "e2e")
 EXAMPLES_RUN_BY_THEIR_TEST = {
     "rlcat dev schema-coverage --top 40": "tests/cli/test_schema_coverage.py::test_coverage_report",
     "rlcat dev verl-index --check": "tests/verl/test_index_fresh.py::test_index_is_fresh",
+    # its site must be the one the library builds from docs/, byte for byte
+    "rlcat docs build --out public": "tests/e2e/test_docs_site.py::test_two_builds_are_identical",
 }
 
 

@@ -388,14 +388,15 @@ def _docs_checkout(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
 
 def test_examples_left_to_their_own_test_are_examples_and_that_test_runs_them() -> None:
     """An example taken out of test_help_examples_run is still in the help, and the test named for it
-    exists and runs it through `example_of` (word for word, not a copy that could drift)."""
+    exists and runs it (or its fixture does) through `example_of`: word for word, not a copy that
+    could drift."""
     shown = {e for _, e in EXAMPLES}
     for example, runner in EXAMPLES_RUN_BY_THEIR_TEST.items():
         assert example in shown, f"`{example}` is no longer a help example"
         path, _, test = runner.partition("::")
         source = (REPO / path).read_text(encoding="utf-8")
-        body = source[source.index(f"def {test}(") :].split("\ndef ", 1)[0]
-        assert f'example_of("{test}")' in body, f"{runner} does not run `{example}`"
+        assert f"def {test}(" in source, f"{runner} is not there"
+        assert f'example_of("{test}")' in source, f"{runner} does not run `{example}`"
 
 
 def test_examples_name_no_fixed_path() -> None:

@@ -1,6 +1,7 @@
 """The built docs site: reproducible, fast enough, self-contained, and working in a real browser.
 
-The site is built twice with MkDocs (the two builds must be byte-identical), then served from a
+The site is built twice, by the library and by the help example `rlcat docs build --out public` (the
+two builds must be byte-identical), then served from a
 local HTTP server thread and browsed in headless Chromium through Selenium: the support matrix, a
 recipe page's ROCm overrides, search, the numbers of every result page, every link of every page.
 Screenshots of the home, matrix and a recipe page go to the run's temporary folder (`screenshots*`), or
@@ -31,12 +32,13 @@ from typing import Any
 import pytest
 import yaml
 
+from rlcat.cli import main
 from rlcat.docsite.build import build_site, server
 from rlcat.guards import REGISTRY
 
-from conftest import REPO
+from conftest import REPO, example_of
 
-# every test on one xdist worker: its module fixtures (two builds of the site, Chromium) run once
+# every test on one xdist worker: its module fixtures (the two builds of the site, Chromium) run once
 pytestmark = pytest.mark.xdist_group("docs-site")
 
 CHROMIUM = os.environ.get("RLCAT_CHROMIUM", "/usr/bin/chromium")
@@ -66,10 +68,24 @@ class Built:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The site built by the library from the checkout's docs/, and again by the help example
+    `rlcat docs build --out public`, run in a copy of the checkout (it regenerates the pages there,
+    then builds): the two must be the same site."""
+    import rlcat.cli.docs
+
     base = tmp_path_factory.mktemp("docs-site")
-    for name in ("a", "b"):
-        assert build_site(REPO, base / name) == []
-    return Built(base / "a", base / "b")
+    assert build_site(REPO, base / "a") == []
+    checkout = base / "checkout"
+    for folder in ("catalog", "recipes", "schemas", "docs"):
+        shutil.copytree(REPO / folder, checkout / folder)
+    for name in ("pyproject.toml", "mkdocs.yml", "README.md"):
+        shutil.copy(REPO / name, checkout / name)
+    args = example_of("test_two_builds_are_identical")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rlcat.cli.docs, "repo_root", lambda: checkout)
+        patch.chdir(checkout)
+        assert main(args) == 0, f"`rlcat {' '.join(args)}` failed"
+    return Built(base / "a", checkout / args[args.index("--out") + 1])
 
 
 def _files(root: Path) -> dict[str, bytes]:
