@@ -57,6 +57,19 @@ EXAMPLES_RUN_BY_THEIR_TEST = {
 }
 
 
+def docs_checkout(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
+    """A copy of what the docs are made of at `root`, as the checkout `rlcat docs` writes to (so a
+    test never regenerates the real checkout's docs/)."""
+    import rlcat.cli.docs
+
+    for folder in ("catalog", "recipes", "schemas", "docs"):
+        shutil.copytree(REPO / folder, root / folder)
+    for name in ("pyproject.toml", "mkdocs.yml", "README.md"):
+        shutil.copy(REPO / name, root / name)
+    monkeypatch.setattr(rlcat.cli.docs, "repo_root", lambda: root)
+    return root
+
+
 def example_of(test: str) -> list[str]:
     """The arguments (after `rlcat`) of the help example that `test` runs."""
     (example,) = [e for e, runner in EXAMPLES_RUN_BY_THEIR_TEST.items() if runner.endswith(f"::{test}")]

@@ -19,7 +19,7 @@ import yaml
 from rlcat.cli.app import command_tree
 from rlcat.dev import trees, wheelhouse
 
-from conftest import EXAMPLES_RUN_BY_THEIR_TEST, REPO, SEED_RECIPES, UPSTREAM_RECIPES, Result
+from conftest import EXAMPLES_RUN_BY_THEIR_TEST, REPO, SEED_RECIPES, UPSTREAM_RECIPES, Result, docs_checkout
 
 RECIPES = REPO / "recipes"
 ALL_RECIPES = sorted(SEED_RECIPES + UPSTREAM_RECIPES)  # what `rlcat list` shows
@@ -375,17 +375,6 @@ def _writes_the_checkout(args: list[str]) -> bool:
     return args[0] == "docs" and "--check" not in args and "--catalog" not in args
 
 
-def _docs_checkout(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
-    """A copy of what the docs are made of, as the checkout the `rlcat docs` examples write to."""
-    import rlcat.cli.docs
-
-    for folder in ("catalog", "recipes", "schemas", "docs"):
-        shutil.copytree(REPO / folder, root / folder)
-    for name in ("pyproject.toml", "mkdocs.yml", "README.md"):
-        shutil.copy(REPO / name, root / name)
-    monkeypatch.setattr(rlcat.cli.docs, "repo_root", lambda: root)
-
-
 def test_examples_left_to_their_own_test_are_examples_and_that_test_runs_them() -> None:
     """An example taken out of test_help_examples_run is still in the help, and the test named for it
     exists and runs it (or its fixture does) through `example_of`: word for word, not a copy that
@@ -430,7 +419,7 @@ def test_help_examples_run(
         )
     _prepare(args, tmp_path)
     if _writes_the_checkout(args):
-        _docs_checkout(monkeypatch, tmp_path_factory.mktemp("checkout"))
+        docs_checkout(monkeypatch, tmp_path_factory.mktemp("checkout"))
     if args[0] == "runs":
         _prepare_runs(args, tmp_path)
     result = rlcat(*args)

@@ -36,7 +36,7 @@ from rlcat.cli import main
 from rlcat.docsite.build import build_site, server
 from rlcat.guards import REGISTRY
 
-from conftest import REPO, example_of
+from conftest import REPO, docs_checkout, example_of
 
 # every test on one xdist worker: its module fixtures (the two builds of the site, Chromium) run once
 pytestmark = pytest.mark.xdist_group("docs-site")
@@ -71,18 +71,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     """The site built by the library from the checkout's docs/, and again by the help example
     `rlcat docs build --out public`, run in a copy of the checkout (it regenerates the pages there,
     then builds): the two must be the same site."""
-    import rlcat.cli.docs
-
     base = tmp_path_factory.mktemp("docs-site")
     assert build_site(REPO, base / "a") == []
-    checkout = base / "checkout"
-    for folder in ("catalog", "recipes", "schemas", "docs"):
-        shutil.copytree(REPO / folder, checkout / folder)
-    for name in ("pyproject.toml", "mkdocs.yml", "README.md"):
-        shutil.copy(REPO / name, checkout / name)
     args = example_of("test_two_builds_are_identical")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(rlcat.cli.docs, "repo_root", lambda: checkout)
+        checkout = docs_checkout(patch, base / "checkout")
         patch.chdir(checkout)
         assert main(args) == 0, f"`rlcat {' '.join(args)}` failed"
     return Built(base / "a", checkout / args[args.index("--out") + 1])
