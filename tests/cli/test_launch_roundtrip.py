@@ -10,7 +10,8 @@ every target's reader, or are refused with the diagnostic that says why:
 - slurm: the sbatch script's own export, env-probe and trainer lines run by bash, with `srun` and the
   Ray steps replaced by functions that run their command here;
 - skypilot: the task's `run:` block, read back from YAML, run by bash on rank 0;
-- kuberay: the manifest's entrypoint, read back from YAML, through `/bin/sh -c`; its pod env as
+- kuberay: the manifest's entrypoint, read back from YAML, through every shell of the submission
+  mode it names (kuberay_chain: HTTPMode's `/bin/sh -c`, under dash and bash); its pod env as
   Kubernetes reads it (`$$` is `$`).
 
 Text no process can receive (NUL, a lone surrogate) is refused by every target (RLC405); the YAML
@@ -32,6 +33,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from kuberay_chain import chain
 
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import RlcatError, has_errors, printable
@@ -215,7 +217,9 @@ def _skypilot(artifact: str, fake_bin: Path, tmp_path: Path) -> dict[str, object
 
 def _kuberay(artifact: str, fake_bin: Path, tmp_path: Path) -> dict[str, object]:
     job = yaml.safe_load(artifact)
-    got = _run(["/bin/sh", "-c", job["spec"]["entrypoint"]], fake_bin, tmp_path)
+    runs = [_run(args, fake_bin, tmp_path, **extra) for args, extra in chain(job)]
+    got = runs[0]
+    assert all(run["argv"] == got["argv"] for run in runs)
     [container] = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"]
     # the pod's env as Kubernetes sets it: `$$` is one `$`
     pod_env = {e["name"]: e["value"].replace("$$", "$") for e in container["env"]}

@@ -6,7 +6,20 @@ The plan's env goes into the container env of the head and worker pods, so `ray 
 raylet have it from the start; it is not repeated in the job's runtime env, which keeps verl's
 ray.init free of runtime-env conflicts (RLC1003), keeps `$` literal (Ray expands runtime-env
 values; Kubernetes expands only `$(NAME)`, escaped here as `$$(NAME)`), and keeps the NOSET
-variables in the raylets' env, where Ray's job supervisor cannot drop them."""
+variables in the raylets' env, where Ray's job supervisor cannot drop them.
+
+The job is submitted in KubeRay's HTTPMode: the operator POSTs `spec.entrypoint` to the Ray
+dashboard as it is (ConvertRayJobToReq), and Ray's job supervisor runs it with
+`subprocess.Popen(entrypoint, shell=True)`: one shell, `/bin/sh`, so the argv is quoted once, for
+POSIX sh (ENTRYPOINT_SHELLS). The default K8sJobMode passes it through more readers, one of which
+no quoting can serve: the submitter pod runs `/bin/bash -c` on a line KubeRay builds by joining
+`ray job submit ... -- ENTRYPOINT ;` with spaces (BuildJobSubmitCommand, after Kubernetes' own
+`$(NAME)` expansion of container args), then `ray job submit` joins the words bash produced again
+before the supervisor's `/bin/sh` reads them: with `subprocess.list2cmdline` (Windows quoting, no
+escape for `$` or backticks) before ray-project/ray#63797, with `shlex.join` after (Ray 2.60). A
+line right for one join is wrong for the other, so the mode that removes both the bash layer and the
+re-join is the one emitted. HTTPMode with `authOptions.mode: token` needs KubeRay 1.5.1
+(ray-project/kuberay#4214), the version the manifest's header names."""
 
 from __future__ import annotations
 
@@ -18,8 +31,13 @@ from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.launch import checks
 from rlcat.launch.base import YAML_HINT, Launch, Target, image_of
 from rlcat.launch.command import RAY_AUTH_MODE, ray_accelerator
-from rlcat.syntax.bash import shell_word
+from rlcat.syntax.bash import POSIX_SH, Shell, shell_word, through_shells
 from rlcat.syntax.yaml_text import yaml_document
+
+# The shells `spec.entrypoint` passes through in HTTPMode, outermost first: Ray's job supervisor's
+# `/bin/sh -c` (ray/dashboard/modules/job/job_supervisor.py, Popen(shell=True)).
+SUBMISSION_MODE = "HTTPMode"
+ENTRYPOINT_SHELLS: tuple[Shell, ...] = (POSIX_SH,)
 
 # The extended resource a GPU node advertises, by vendor (device plugins of NVIDIA, AMD, Huawei).
 GPU_RESOURCE = {"nvidia": "nvidia.com/gpu", "amd": "amd.com/gpu", "huawei": "huawei.com/Ascend910"}
@@ -94,7 +112,8 @@ def manifest(launch: Launch) -> dict[str, Any]:
             "labels": {"app.kubernetes.io/managed-by": "rlcat"},
         },
         "spec": {
-            "entrypoint": command.posix_line(),
+            "entrypoint": through_shells(command.argv, ENTRYPOINT_SHELLS),
+            "submissionMode": SUBMISSION_MODE,
             "shutdownAfterJobFinishes": True,
             "ttlSecondsAfterFinished": 600,
             "metadata": {"rlcat_recipe": plan.recipe, "rlcat_platform": plan.platform},
