@@ -129,8 +129,9 @@ def test_the_finding_shows_the_value_on_one_short_printable_line(value: str) -> 
     plan = Plan("probe", "cuda", "verl.trainer.main_ppo", "ppo_trainer", "0.9.1", "0.9.1")
     origin = Origin(Layer.RECIPE, "recipes/probe.yaml:5", "recipes/probe.yaml", 5)
     plan.put(Setting("LD_PRELOAD", value, origin), env=True)
-    # the guard reads nothing but the plan's environment
-    (finding,) = EnvironmentThatChangesWhatRuns().check(SimpleNamespace(plan=plan))  # type: ignore[arg-type]
+    # the guard reads nothing but the plan's environment and the profile's docker_run
+    ctx = SimpleNamespace(plan=plan, profile=SimpleNamespace(name="cuda", docker_run=()))
+    (finding,) = EnvironmentThatChangesWhatRuns().check(ctx)  # type: ignore[arg-type]
     assert finding.message.isprintable() and len(finding.message) < 500
     assert "from recipes/probe.yaml:5" in finding.message
 

@@ -3,8 +3,6 @@ reasons, tweaks, support matrix, and the guards that can apply there."""
 
 from __future__ import annotations
 
-import shlex
-
 from rlcat.docsite.data import Site
 from rlcat.docsite.links import ENGINE_LABELS, page, platform_anchor, rel, tweak_anchor
 from rlcat.docsite.matrix import support_table
@@ -12,14 +10,16 @@ from rlcat.docsite.md import code, esc, facts, fence, link, name_md, table
 from rlcat.guards import REGISTRY
 from rlcat.guards.base import in_range
 from rlcat.model.platform import PlatformProfile, TweakWhen
+from rlcat.syntax.bash import shell_word
+from rlcat.syntax.docker_run import docker_run_flags
 from rlcat.syntax.hydra_value import render_or_repr
 
 
 def docker_run_line(p: PlatformProfile) -> str:
     """`docker run` with the profile's flags and image, one flag per line."""
     image = p.image.split(" ", 1)[0] if p.image else "IMAGE"
-    flags = [" ".join(shlex.quote(part) for part in flag.split()) for flag in p.docker_run]
-    return " \\\n    ".join(["docker run -it --rm", *flags, shlex.quote(image)]) + "\n"
+    flags = [" ".join(shell_word(word) for word in words) for words in docker_run_flags(p.docker_run).words]
+    return " \\\n    ".join(["docker run -it --rm", *flags, shell_word(image)]) + "\n"
 
 
 def _when(w: TweakWhen) -> str:

@@ -19,7 +19,7 @@ from rlcat.model.plan import History, Plan, Setting
 from rlcat.verl.index import KeyIndex
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from rlcat.model.recipe import Critic
 
@@ -64,7 +64,7 @@ class ModelView(Protocol):
 
 
 class PlatformView(Protocol):
-    """The platform profile: its name, family, verl release and software versions."""
+    """The platform profile: its name, family, verl release, software versions and `docker_run`."""
 
     @property
     def name(self) -> str: ...
@@ -74,6 +74,8 @@ class PlatformView(Protocol):
     def verl_index(self) -> str: ...
     @property
     def software(self) -> Mapping[str, str]: ...
+    @property
+    def docker_run(self) -> Sequence[str]: ...
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,11 @@ raylet). This module writes that function's body and the steps that start and re
 
 from __future__ import annotations
 
-import itertools
-import shlex
 from dataclasses import dataclass
 
 from rlcat.launch.base import Launch, image_of
 from rlcat.syntax.bash import shell_word
+from rlcat.syntax.docker_run import docker_run_flags
 
 CONTAINERS = ("docker", "podman", "apptainer", "pyxis", "none")
 # the container's name on every node; one job, one name (a job id is unique on the cluster)
@@ -76,26 +75,18 @@ def runtime(launch: Launch, env_names: list[str], every_node: str) -> Runtime:
     return Runtime()
 
 
-def _run_flags(launch: Launch, kind: str) -> list[list[str]]:
-    """The profile's `docker_run` flags (one list of words each), with host networking, the GPUs and
-    shared memory added when the profile leaves them out: Ray and NCCL need the node's own
-    addresses, Ray's object store /dev/shm (failure mode 8)."""
-    flags = [shlex.split(flag) for flag in launch.compiled.profile.docker_run]
-    words = [word for flag in flags for word in flag]
+def _run_flags(launch: Launch, kind: str) -> list[tuple[str, ...]]:
+    """The profile's `docker_run` flags (the words of each entry, syntax.docker_run), with host
+    networking, the GPUs and shared memory added when the profile leaves them out: Ray and NCCL need
+    the node's own addresses, Ray's object store /dev/shm (failure mode 8)."""
+    parsed = docker_run_flags(launch.compiled.profile.docker_run)
+    names = {flag.name for flag in parsed.flags}
     added: list[str] = []
-    if not any(w.startswith(("--network=host", "--net=host")) for w in words) and not _pair(
-        words, ("--network", "--net"), "host"
-    ):
+    if not any(flag.name == "--network" and flag.value == "host" for flag in parsed.flags):
         added.append("--network=host")
-    if launch.compiled.profile.vendor == "nvidia" and not any(
-        w.startswith(("--device", "--gpus")) for w in words
-    ):
+    if launch.compiled.profile.vendor == "nvidia" and not names & {"--device", "--gpus"}:
         # docker's NVIDIA runtime flag; podman reaches the GPUs through CDI
         added.append("--gpus=all" if kind == "docker" else "--device=nvidia.com/gpu=all")
-    if not any(w.startswith(("--shm-size", "--ipc")) for w in words):
+    if not names & {"--shm-size", "--ipc"}:
         added.append("--ipc=host")
-    return [*flags, *([added] if added else [])]
-
-
-def _pair(words: list[str], options: tuple[str, ...], value: str) -> bool:
-    return any(a in options and b == value for a, b in itertools.pairwise(words))
+    return [*parsed.words, *([tuple(added)] if added else [])]

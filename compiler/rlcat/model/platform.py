@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from rlcat.model.axes import Backend, Engine, Mode
 from rlcat.model.base import EnvName, Name, Strict, VerlKey
+from rlcat.syntax.docker_run import docker_run_flags
 
 REQUIRED_HELP = (
     "when launches on this platform fail with any other value: why. A recipe's own `env:` "
     "otherwise beats the profile's value; giving a required variable another value is an error"
 )
+
+
+def _parses(entry: str) -> str:
+    docker_run_flags([entry])  # DockerRunError (a ValueError) where it does not parse
+    return entry
+
+
+# One `docker_run` entry: options `docker run` reads one way only (syntax.docker_run), refused where
+# it is written when not, before any launch splits it.
+DockerRunEntry = Annotated[str, AfterValidator(_parses)]
 
 
 class EnvVar(Strict):
@@ -76,7 +87,7 @@ class PlatformProfile(Strict):
         description="The key index (a PyPI release) overrides are checked against",
     )
     image: str = ""
-    docker_run: list[str] = Field(default_factory=list)
+    docker_run: list[DockerRunEntry] = Field(default_factory=list)
     software: dict[str, str] = Field(default_factory=dict)
     gpus: list[str] = Field(default_factory=list)
     env: list[EnvVar] = []

@@ -446,3 +446,4 @@ class NoPlatform:
     name: str = ""
     family: str = ""
     software: Mapping[str, str] = field(default_factory=dict)
+    docker_run: tuple[str, ...] = ()

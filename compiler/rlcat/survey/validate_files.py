@@ -19,7 +19,9 @@ from rlcat.compile.assemble import Request, compile_request
 from rlcat.compile.result_checks import result_problems
 from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag
 from rlcat.guards import Allowance
+from rlcat.guards.security.container import ESCAPE_HINT, docker_run_hazards
 from rlcat.guards.security.environment import hazard
+from rlcat.guards.security.values import quoted
 from rlcat.model.catalog import DatasetEntry, ModelEntry
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.project import ProjectSettings
@@ -137,7 +139,7 @@ def _validate_entry(path: Path, kind: Kind, catalog: Catalog) -> list[Diagnostic
         return result_problems(entry, doc, catalog)
     if not isinstance(entry, PlatformProfile):
         return []
-    found = _platform_environment(entry, doc)
+    found = _platform_environment(entry, doc) + _platform_docker_run(entry, doc)
     if entry.verl_index not in available_versions():
         # a profile names a release whose key index rlcat ships, never a folder of its own
         have = ", ".join(available_versions()) or "none"
@@ -179,6 +181,22 @@ def _platform_environment(profile: PlatformProfile, doc: Document) -> list[Diagn
                 )
             )
     return found
+
+
+def _platform_docker_run(profile: PlatformProfile, doc: Document) -> list[Diagnostic]:
+    """RLC901 and RLC904 on the profile file itself, at the `docker_run` entry: every container of a
+    docker or podman launch on the platform starts with those options."""
+    return [
+        diag(
+            found.guard,
+            f"docker_run {quoted(found.option)} of platform {profile.name}: {found.effect}",
+            severity=Severity.WARNING,
+            **doc.locate(("docker_run", found.entry)),
+            key=f"docker_run.{found.entry}",
+            hint="put it in the image instead" if found.guard == "RLC901" else ESCAPE_HINT,
+        )
+        for found in docker_run_hazards(profile.docker_run)
+    ]
 
 
 def _validate_recipe(

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
 from rlcat.guards.security.values import quoted
+from rlcat.syntax.docker_run import DockerRunError, docker_run_flags
 
 
 @dataclass(frozen=True)
@@ -226,6 +227,35 @@ def hazard(name: str, value: str) -> Hazard | None:
     return plugin if plugin is not None and "/" in value else None
 
 
+@dataclass(frozen=True)
+class DockerRunVariable:
+    """A variable a profile's `docker_run` sets in the container (`-e NAME=VALUE`, `--env=NAME`),
+    the index of its entry, the option as written, and what it changes."""
+
+    entry: int
+    option: str
+    name: str
+    hazard: Hazard
+
+
+def docker_run_variables(docker_run: Sequence[str]) -> list[DockerRunVariable]:
+    """The variables of a profile's `docker_run` that change what runs, judged as `env:` is. A bare
+    `-e NAME` passes the host's value on: judged with an empty value. An entry that does not parse
+    is the profile model's refusal (model.platform), not a finding."""
+    try:
+        flags = docker_run_flags(docker_run).flags
+    except DockerRunError:
+        return []
+    found = []
+    for flag in flags:
+        if flag.name == "--env" and flag.value is not None:
+            name, _, value = flag.value.partition("=")
+            danger = hazard(name, value)
+            if danger is not None:
+                found.append(DockerRunVariable(flag.entry, f"{flag.name}={flag.value}", name, danger))
+    return found
+
+
 def _listing() -> str:
     """The docs' list of flagged variables, from the tables the check uses."""
     lines = [f"- `{prefix}*`: {h.effect} ({h.reference})." for prefix, h in PREFIXES.items()]
@@ -241,7 +271,8 @@ _DOCS = """\
 The launch environment sets a variable that changes which programs or libraries run.
 
 **Why**: a recipe's `env:` (and its `platforms:` block, a `--set env.NAME=...`, a platform profile's
-`env` and tweaks) is exported before verl starts, to every process of the launch. Some variables do
+`env` and tweaks, and the `-e`/`--env` options of its `docker_run`, which set the container's env
+on every node) is exported before verl starts, to every process of the launch. Some variables do
 not configure verl at all: they name code to load (LD_PRELOAD, PYTHONPATH), a program to run (CC),
 or change how a shell reads the scripts it runs (BASH_ENV, SHELLOPTS with PS4). In a pull request,
 one line of such an `env:` entry runs code of the author's choosing on every node, and nothing in
@@ -333,4 +364,10 @@ class EnvironmentThatChangesWhatRuns(Guard):
                     f"put it in the image or the cluster's environment instead; if the recipe needs it, "
                     f'say why: allow: {{{self.id}: "the reason"}}'
                 ),
+            )
+        for variable in docker_run_variables(ctx.profile.docker_run):
+            option = quoted(variable.option)
+            yield Finding(
+                f"docker_run {option} of platform {ctx.profile.name}: {variable.hazard.effect}",
+                hint="put it in the image instead; a platform profile's docker_run is not the place for it",
             )
