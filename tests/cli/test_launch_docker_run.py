@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rlcat.docsite.platforms import docker_run_line
+from rlcat.model.platform import PlatformProfile
 from rlcat.syntax.docker_run import docker_run_flags
 
 from conftest import REPO, Result
@@ -130,20 +132,20 @@ def _container_step(script: str) -> str:
     return "\n".join([HERE, *lines[start : end + 1]])
 
 
-def test_docker_receives_the_words_that_were_judged(rlcat: Run, tmp_path: Path) -> None:
-    entries = ["\"-e 'A=1 2' -e B\"", "'--label rlcat.note=\"x y\"'", "--ulimit=nofile=1024"]
-    path, _ = _profile(tmp_path, *entries)
-    out = tmp_path / "job.sbatch"
-    assert _launch(rlcat, tmp_path, "--image", "img:1", "--emit", str(out)).code == 0
+ENTRIES = ["\"-e 'A=1 2' -e B\"", "'--label rlcat.note=\"x y\"'", "--ulimit=nofile=1024"]
+
+
+def _docker_argv(text: str, tmp_path: Path) -> list[str]:
+    """What `docker` receives when real bash runs `text`."""
     fake = tmp_path / "bin"
-    fake.mkdir()
+    fake.mkdir(exist_ok=True)
     python = os.path.realpath(subprocess.check_output(["sh", "-c", "command -v python3"], text=True).strip())
     (fake / "docker").write_text(FAKE_DOCKER.format(python=python))
     (fake / "docker").chmod(0o755)
     record = tmp_path / "docker.json"
     env = {"PATH": f"{fake}:/usr/bin:/bin", "RECORD": str(record)}
     done = subprocess.run(
-        ["bash", "-c", _container_step(out.read_text())],
+        ["bash", "-c", text],
         env=env,
         timeout=30,
         capture_output=True,
@@ -151,9 +153,24 @@ def test_docker_receives_the_words_that_were_judged(rlcat: Run, tmp_path: Path) 
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    received = json.loads(record.read_text())
+    return list(json.loads(record.read_text()))
+
+
+def test_docker_receives_the_words_that_were_judged(rlcat: Run, tmp_path: Path) -> None:
+    path, _ = _profile(tmp_path, *ENTRIES)
+    out = tmp_path / "job.sbatch"
+    assert _launch(rlcat, tmp_path, "--image", "img:1", "--emit", str(out)).code == 0
+    received = _docker_argv(_container_step(out.read_text()), tmp_path)
     assert received[:4] == ["run", "-d", "--rm", "--name=rlcat-7"]
     profile = yaml.safe_load(path.read_text())
     words = [w for entry in docker_run_flags(profile["docker_run"]).words for w in entry]
     assert received[4 : 4 + len(words)] == words
     assert words[4:10] == ["-e", "A=1 2", "-e", "B", "--label", "rlcat.note=x y"]
+
+
+def test_the_docs_page_line_runs_the_same_words(tmp_path: Path) -> None:
+    path, _ = _profile(tmp_path, *ENTRIES)
+    profile = PlatformProfile.model_validate(yaml.safe_load(path.read_text()))
+    words = [w for entry in docker_run_flags(profile.docker_run).words for w in entry]
+    image = profile.image.split(" ", 1)[0]
+    assert _docker_argv(docker_run_line(profile), tmp_path) == ["run", "-it", "--rm", *words, image]
