@@ -19,7 +19,7 @@ before the supervisor's `/bin/sh` reads them: with `subprocess.list2cmdline` (Wi
 escape for `$` or backticks) before ray-project/ray#63797, with `shlex.join` after (Ray 2.60). A
 line right for one join is wrong for the other, so the mode that removes both the bash layer and the
 re-join is the one emitted. HTTPMode with `authOptions.mode: token` needs KubeRay 1.5.1
-(ray-project/kuberay#4214), the version the manifest's header names."""
+(ray-project/kuberay#4204, released in 1.5.1 by #4214), the version the manifest's header names."""
 
 from __future__ import annotations
 
