@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import html.parser
 import re
+import shlex
 import shutil
 import unicodedata
 import urllib.parse
@@ -157,7 +158,11 @@ def _hostile_checkout(root: Path) -> None:
         software={"x|y`z": ALL, PAYLOADS["img-onerror"]: PAYLOADS["code-breakout"]},
         gpus=[PAYLOADS["svg-onload"], "a|b"],
         image="img`x " + PAYLOADS["code-breakout"],
-        docker_run=[PAYLOADS["code-breakout"], "--env X=" + PAYLOADS["img-onerror"]],
+        # options, as a profile's docker_run must hold (a bare word is refused), quoted as words
+        docker_run=[
+            "--label " + shlex.quote(PAYLOADS["code-breakout"]),
+            "--env " + shlex.quote("X=" + PAYLOADS["img-onerror"]),
+        ],
         env=[
             {
                 "name": "EVIL_IMG",
