@@ -28,15 +28,19 @@ from conftest import REPO, Result
 Run = Callable[..., Result]
 SHIPPED = (REPO / "catalog" / "platforms" / "rocm.yaml").read_text(encoding="utf-8")
 ANCHOR = "  - --device /dev/dri\n"
+PRIVILEGED = "  - --privileged\n"
 
 
-def _profile(tmp_path: Path, *entries: str) -> tuple[Path, str]:
-    """A copy of the rocm profile named `hostile` with `entries` (YAML scalars) after /dev/dri."""
-    assert SHIPPED.count(ANCHOR) == 1
-    text = SHIPPED.replace("name: rocm\n", "name: hostile\n", 1).replace(
-        ANCHOR, ANCHOR + "".join(f"  - {e}\n" for e in entries), 1
+def _profile(tmp_path: Path, *entries: str, name: str = "hostile") -> tuple[Path, str]:
+    """A copy of the rocm profile named `name`, without the `--privileged` the shipped one carries,
+    with `entries` (YAML scalars) after /dev/dri."""
+    assert SHIPPED.count(ANCHOR) == 1 and SHIPPED.count(PRIVILEGED) == 1
+    text = (
+        SHIPPED.replace("name: rocm\n", f"name: {name}\n", 1)
+        .replace(PRIVILEGED, "", 1)
+        .replace(ANCHOR, ANCHOR + "".join(f"  - {e}\n" for e in entries), 1)
     )
-    path = tmp_path / "catalog" / "platforms" / "hostile.yaml"
+    path = tmp_path / "catalog" / "platforms" / f"{name}.yaml"
     path.parent.mkdir(parents=True)
     path.write_text(text, encoding="utf-8")
     return path, text
@@ -104,6 +108,19 @@ def test_flags_that_change_what_runs_are_reported_on_the_profile(
     assert (finding["code"], finding["severity"]) == (code, "warning")
     assert (finding["line"], finding["key"]) == (_line_of(text, entry), "docker_run.2")
     assert rlcat("validate", str(tmp_path), "--strict").code == 1
+
+
+def test_the_shipped_flags_are_trusted_under_their_own_name_only(rlcat: Run, tmp_path: Path) -> None:
+    """verl's documented ROCm container runs `--privileged`; rlcat ships it in its rocm profiles,
+    reviewed with the installation. The same flag in a team's profile is reported."""
+    _profile(tmp_path / "shipped-name", "--privileged", name="rocm")
+    _profile(tmp_path / "team-name", "--privileged", name="mi300-team")
+    shipped = rlcat("validate", str(tmp_path / "shipped-name"), "--format", "json")
+    team = rlcat("validate", str(tmp_path / "team-name"), "--format", "json")
+    assert json.loads(shipped.out)["diagnostics"] == []  # the shipped profile as written
+    (finding,) = json.loads(team.out)["diagnostics"]
+    assert (finding["code"], finding["key"]) == ("RLC904", "docker_run.2")
+    assert "--privileged" in finding["message"]
 
 
 def test_every_shipped_profile_is_clean(rlcat: Run) -> None:

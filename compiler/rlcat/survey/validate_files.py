@@ -195,7 +195,7 @@ def _platform_docker_run(profile: PlatformProfile, doc: Document) -> list[Diagno
             key=f"docker_run.{found.entry}",
             hint="put it in the image instead" if found.guard == "RLC901" else ESCAPE_HINT,
         )
-        for found in docker_run_hazards(profile.docker_run)
+        for found in docker_run_hazards(profile.name, profile.docker_run)
     ]
 
 

@@ -4,7 +4,9 @@ import posixpath
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 
+from rlcat.catalog import Catalog, builtin_root
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
 from rlcat.guards.security.environment import docker_run_variables
@@ -129,10 +131,27 @@ def _escape(flag: DockerFlag) -> str | None:
     return None
 
 
-def docker_run_hazards(docker_run: Sequence[str]) -> list[FlagHazard]:
+@cache
+def shipped_docker_run(platform: str) -> frozenset[str]:
+    """The `docker_run` entries of the platform profile rlcat ships by that name (none when it ships
+    none). They were reviewed with rlcat, as the installation is trusted (SECURITY.md): the ROCm
+    profiles carry verl's documented `docker run` line, `--privileged` included. A user catalog
+    folder cannot change this answer: only the built-in root is read."""
+    catalog = Catalog([builtin_root()])
+    if platform not in catalog.names("platform"):
+        return frozenset()
+    # imported here: loading a profile needs the pydantic models, which a cold `rlcat lint` leaves out
+    from rlcat.resolve.entries import load_platform
+
+    profile, _ = load_platform(platform, catalog)
+    return frozenset(profile.docker_run)
+
+
+def docker_run_hazards(platform: str, docker_run: Sequence[str]) -> list[FlagHazard]:
     """Every option of a profile's `docker_run` that changes what the container runs or reaches
     past it: `-e`/`--env` variables judged as `env:` is (RLC901), the other escapes (RLC904), in
-    entry order. An entry that does not parse is the profile model's refusal, not a hazard."""
+    entry order. An entry the shipped profile of that name holds as written is not a hazard (the
+    installation is trusted); one that does not parse is the profile model's refusal."""
     try:
         flags = docker_run_flags(docker_run).flags
     except DockerRunError:
@@ -145,7 +164,8 @@ def docker_run_hazards(docker_run: Sequence[str]) -> list[FlagHazard]:
         if why is not None:
             option = flag.name if flag.value is None else f"{flag.name}={flag.value}"
             found.append(FlagHazard(ESCAPE_GUARD, flag.entry, option, why))
-    return sorted(found, key=lambda h: h.entry)
+    shipped = shipped_docker_run(platform)
+    return sorted((h for h in found if docker_run[h.entry] not in shipped), key=lambda h: h.entry)
 
 
 @register
@@ -167,6 +187,9 @@ class ContainerThatReachesTheHost(Guard):
     `--security-opt systempaths=unconfined`; and `--env-file`, whose variables RLC901 cannot judge.
     `-e`/`--env` variables are judged by RLC901, as a recipe's `env:` is. The finding points at the
     profile entry when the profile file is validated, and at the recipe that runs on the platform.
+    An entry of the profile rlcat ships by the same name, as written, is not reported: the
+    installation is trusted, and its ROCm profiles carry verl's documented container line,
+    `--privileged` included. The same entry in a team's profile is.
 
     Not reported: `--network=host` and `--ipc=host` (the launch adds them itself: Ray and NCCL need
     the node's addresses, Ray's object store its shared memory); `--device` of accelerators
@@ -209,7 +232,7 @@ class ContainerThatReachesTheHost(Guard):
     since = "0.1.0"
 
     def check(self, ctx: Context) -> Iterator[Finding]:
-        for found in docker_run_hazards(ctx.profile.docker_run):
+        for found in docker_run_hazards(ctx.profile.name, ctx.profile.docker_run):
             if found.guard == self.id:
                 yield Finding(
                     f"docker_run {quoted(found.option)} of platform {ctx.profile.name}: {found.effect}",
