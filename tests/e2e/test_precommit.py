@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,30 @@ def _pre_commit(root: Path, env: dict[str, str], *args: str) -> subprocess.Compl
     )
 
 
+# both hook tests on one worker: they share one source repository, so pre-commit builds the hook's
+# environment once (as on a user's machine, where the two hooks of one repo share it)
+pytestmark = pytest.mark.xdist_group("pre-commit")
+
+
+@dataclass(frozen=True)
+class HookSource:
+    """rlcat's hooks repository (a copy of this checkout), its commit, and pre-commit's offline
+    environment, whose home is shared by the hook tests."""
+
+    repo: Path
+    rev: str
+    env: dict[str, str]
+    home: Path
+
+
+@pytest.fixture(scope="module")
+def hook_source(tmp_path_factory: pytest.TempPathFactory) -> HookSource:
+    scratch = tmp_path_factory.mktemp("hooks")
+    env = _offline_env(scratch)
+    repo = scratch / "rlcat-src"
+    return HookSource(repo, source_repo(repo), env, scratch / "pre-commit-home")
+
+
 def _offline_env(tmp_path: Path) -> dict[str, str]:
     """pre-commit's environment for an offline hook install from the wheelhouse (skip without it)."""
     wheels = wheelhouse.wheelhouse_dir()
@@ -79,11 +104,10 @@ def _provided_hook(hook_id: str) -> dict[str, object]:
     return found
 
 
-def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
-    env = _offline_env(tmp_path)
-    rev = source_repo(tmp_path / "rlcat-src")
+def test_hook_flags_the_bad_recipe_offline(hook_source: HookSource, tmp_path: Path) -> None:
+    env = hook_source.env
     project = tmp_path / "recipes-repo"
-    bad_line = _recipes_repo(project, tmp_path / "rlcat-src", rev)
+    bad_line = _recipes_repo(project, hook_source.repo, hook_source.rev)
 
     everything = _pre_commit(project, env, "--all-files")
     output = everything.stdout + everything.stderr
@@ -99,9 +123,13 @@ def test_hook_flags_the_bad_recipe_offline(tmp_path: Path) -> None:
     output = good.stdout + good.stderr
     assert good.returncode == 0, output
     assert "rlcat validate" in output and "Passed" in output, output
-    # the hook's environment was built once, from the wheelhouse (pip could reach nothing else), and
-    # the second run reused it
-    envs = list((tmp_path / "pre-commit-home").glob("repo*/py_env-*"))
+    _built_once(hook_source, output)
+
+
+def _built_once(hook_source: HookSource, output: str) -> None:
+    """The hooks' environment was built once, from the wheelhouse (pip could reach nothing else),
+    and the later runs of either hook reused it."""
+    envs = list(hook_source.home.glob("repo*/py_env-*"))
     assert len(envs) == 1, envs
     assert "Installing environment" not in output, output
 
@@ -124,11 +152,10 @@ def _scripts_repo(root: Path, rlcat_src: Path, rev: str) -> int:
     return bad_line
 
 
-def test_lint_hook_flags_the_bad_script_offline(tmp_path: Path) -> None:
-    env = _offline_env(tmp_path)
-    rev = source_repo(tmp_path / "rlcat-src")
+def test_lint_hook_flags_the_bad_script_offline(hook_source: HookSource, tmp_path: Path) -> None:
+    env = hook_source.env
     project = tmp_path / "scripts-repo"
-    bad_line = _scripts_repo(project, tmp_path / "rlcat-src", rev)
+    bad_line = _scripts_repo(project, hook_source.repo, hook_source.rev)
 
     everything = _pre_commit(project, env, "--all-files")
     output = everything.stdout + everything.stderr
@@ -146,6 +173,7 @@ def test_lint_hook_flags_the_bad_script_offline(tmp_path: Path) -> None:
     output = good.stdout + good.stderr
     assert good.returncode == 0, output
     assert "rlcat lint (verl launch scripts)" in output and "Passed" in output, output
+    _built_once(hook_source, output)
 
 
 def test_lint_hook_runs_on_shell_scripts_only() -> None:
