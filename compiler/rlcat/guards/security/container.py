@@ -164,6 +164,8 @@ def docker_run_hazards(platform: str, docker_run: Sequence[str]) -> list[FlagHaz
         if why is not None:
             option = flag.name if flag.value is None else f"{flag.name}={flag.value}"
             found.append(FlagHazard(ESCAPE_GUARD, flag.entry, option, why))
+    if not found:
+        return []
     shipped = shipped_docker_run(platform)
     return sorted((h for h in found if docker_run[h.entry] not in shipped), key=lambda h: h.entry)
 
