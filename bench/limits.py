@@ -103,6 +103,37 @@ def unknown_keys(root: Path) -> list[str]:
     return ["validate", "recipes/unknown.yaml", "--platform", "cuda"]
 
 
+def _run_folder(root: Path) -> Path:
+    """A run folder as `rlcat compile --run-dir` writes it, and a team catalog to record into."""
+    (root / "team").mkdir()
+    subprocess.run(
+        [sys.executable, "-m", "rlcat", "compile", SEED, "--run-dir", "runs/one", "-f", "shell"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+    return root / "runs" / "one"
+
+
+def metrics_dev_zero(root: Path) -> list[str]:
+    (_run_folder(root) / "metrics.jsonl").symlink_to("/dev/zero")
+    return ["runs", "add", "runs/one", "--catalog", "team"]
+
+
+def metrics_fifo(root: Path) -> list[str]:
+    os.mkfifo(_run_folder(root) / "metrics.jsonl")
+    return ["runs", "add", "runs/one", "--catalog", "team"]
+
+
+def config_name_dev_zero(root: Path) -> list[str]:
+    from rlcat.catalog import schemas_dir
+
+    (root / "zero.json").symlink_to("/dev/zero")
+    name = os.path.relpath(root / "zero", schemas_dir() / "verl" / "0.9.1")
+    (root / "run.sh").write_text(f"python3 -m verl.trainer.main_ppo --config-name={name} a.b=1\n")
+    return ["lint", "run.sh", "--verl", "0.9.1"]
+
+
 def reference(root: Path) -> list[str]:
     (root / "recipes" / "small.yaml").write_text(recipe("small"))
     return ["validate", "recipes/small.yaml"]
@@ -115,6 +146,9 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "64 MiB file": oversized_file,
     "link to /dev/zero": endless_device,
     "named pipe": fifo,
+    "runs add: metrics file linked to /dev/zero": metrics_dev_zero,
+    "runs add: metrics file a named pipe": metrics_fifo,
+    "lint: --config-name a path to /dev/zero": config_name_dev_zero,
     "5,000 levels of nesting": deep_nesting,
     "1,000-long extends chain": long_extends_chain,
     "16,000 keys over 16,000": sixteen_thousand_keys,

@@ -113,6 +113,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC1112": ("entry config or group choice without a key index: keys not checked", Severity.WARNING),
     "RLC1113": ("the same key overridden twice", Severity.WARNING),
     "RLC1114": ("override Hydra's grammar cannot read", Severity.ERROR),
+    "RLC1115": ("entry config name that is not a name (a path)", Severity.ERROR),
     # 12xx: runs and results (rlcat runs, rlcat results)
     "RLC1201": ("run folder without a readable plan", Severity.ERROR),
     "RLC1202": ("metrics line that is not a file-logger record", Severity.WARNING),

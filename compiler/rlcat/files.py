@@ -1,14 +1,18 @@
-"""Writing files so that a failure never leaves a partial one."""
+"""Writing files so that a failure never leaves a partial one, and the one bounded reader of every
+file rlcat opens (open_regular, read_bytes, read_text)."""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import shutil
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
-from rlcat.diagnostics import RlcatError, diag
+from rlcat.diagnostics import Diagnostic, RlcatError, diag
 
 # What lstat says a path is, in the words a diagnostic uses.
 _KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
@@ -127,3 +131,145 @@ def write_whole(path: Path, text: str, *, shown: str | None = None) -> None:
     except OSError as exc:
         problem = f"cannot write there ({exc.strerror or exc})"
         raise RlcatError([diag("RLC106", problem, file=shown or str(path))]) from None
+
+
+# --- reading: the one bounded reader of every file rlcat opens ---------------------------------------
+#
+# Every file rlcat reads (recipes, catalog entries, the project file, launch scripts, Hydra files,
+# metrics files, plan.json, key indexes, the files a report quotes) goes through open_regular: a
+# regular file only (a FIFO, a device, a socket is refused before a byte is read, and opening a FIFO
+# never waits for a writer), its size checked first against the caller's bound, and never more than
+# that bound read, even from a file that grows meanwhile.
+
+
+def open_regular(
+    path: Path | str, name: str, *, limit: int = MAX_BYTES, hint: str | None = None
+) -> tuple[BinaryIO, os.stat_result]:
+    """Open a file for reading, refusing anything but a regular file of at most `limit` bytes
+    (RLC001 missing or unreadable, RLC012 not a regular file, RLC007 too large; `hint` goes with
+    RLC007). The stream returned yields at most `limit + 1` bytes, so a file that grew past the bound
+    after the check is still read no further (read_bytes then refuses it).
+
+    The checks use fstat on the opened file, so a link swapped after them cannot change what is read.
+    O_NONBLOCK keeps opening a FIFO from waiting for a writer (it changes nothing for regular files).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise RlcatError([diag("RLC001", f"no such file: {name}", file=name)]) from None
+    except IsADirectoryError:
+        raise RlcatError([diag("RLC001", f"is a directory, not a file: {name}", file=name)]) from None
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket: it cannot be opened at all
+            raise RlcatError([_not_regular(Path(path), name)]) from None
+        raise RlcatError([diag("RLC001", f"cannot read {name}: {exc.strerror}", file=name)]) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise RlcatError([diag("RLC001", f"is a directory, not a file: {name}", file=name)])
+        if not stat.S_ISREG(info.st_mode):
+            raise RlcatError([_not_regular(Path(path), name, info)])
+        if info.st_size > limit:
+            raise RlcatError([_too_large(name, f"file is {info.st_size} bytes; the limit is {limit}", hint)])
+        os.set_blocking(fd, True)  # a regular file: reads never wait, and buffered reads expect blocking
+        raw = io.FileIO(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return io.BufferedReader(_Bounded(raw, limit + 1)), info
+
+
+def read_bytes(path: Path | str, name: str, *, limit: int = MAX_BYTES, hint: str | None = None) -> bytes:
+    """A regular file's bytes, at most `limit` of them (see open_regular); RlcatError otherwise."""
+    stream, _ = open_regular(path, name, limit=limit, hint=hint)
+    with stream:
+        return _read_limited(stream, name, limit, hint)
+
+
+def read_text(path: Path | str, display: str | None = None, *, limit: int = MAX_BYTES) -> str:
+    """A regular file of at most `limit` bytes as UTF-8 without NUL bytes, every failure a diagnostic."""
+    name = display or str(path)
+    return decode_text(read_bytes(path, name, limit=limit), name)
+
+
+def read_stream(stream: BinaryIO, name: str, *, limit: int = MAX_BYTES) -> str:
+    """The text of a file opened with open_regular, read no further than `limit` bytes."""
+    return decode_text(_read_limited(stream, name, limit, None), name)
+
+
+def decode_text(raw: bytes, name: str) -> str:
+    """`raw` as UTF-8 text without NUL bytes, else RLC006 at the line and column of the first bad byte."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise RlcatError(
+            [diag("RLC006", f"invalid UTF-8 byte 0x{raw[exc.start]:02x}", file=name, line=line, col=col)]
+        ) from None
+    if "\x00" in text:
+        offset = text.index("\x00")
+        line = text.count("\n", 0, offset) + 1
+        raise RlcatError([diag("RLC006", "NUL byte in a text file", file=name, line=line)])
+    return text
+
+
+class _Bounded(io.RawIOBase):
+    """A raw stream that ends after `left` bytes of the file under it."""
+
+    def __init__(self, raw: io.FileIO, left: int) -> None:
+        super().__init__()
+        self._raw = raw
+        self._left = left
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._left <= 0:
+            return 0
+        view = memoryview(buffer)
+        got = self._raw.readinto(view[: min(len(view), self._left)]) or 0
+        self._left -= got
+        return got
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def _read_limited(stream: BinaryIO, name: str, limit: int, hint: str | None) -> bytes:
+    raw = stream.read(limit + 1)  # a file that grew since fstat is still read no further
+    if len(raw) > limit:
+        raise RlcatError([_too_large(name, f"file is more than {limit} bytes, the limit", hint)])
+    return raw
+
+
+def _too_large(name: str, problem: str, hint: str | None) -> Diagnostic:
+    return diag("RLC007", problem, file=name, hint=hint)
+
+
+_SPECIAL_FILES = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(path: Path, name: str, info: os.stat_result | None = None) -> Diagnostic:
+    try:
+        mode = (info or path.stat()).st_mode
+    except OSError:
+        mode = 0
+    kind = next((what for test, what in _SPECIAL_FILES if test(mode)), "a special file")
+    return diag(
+        "RLC012",
+        f"not a regular file: {name} is {kind}",
+        file=name,
+        hint="rlcat reads regular files only; reading a device, pipe or socket may never end",
+    )

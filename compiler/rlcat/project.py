@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rlcat.catalog import builtin_root, user_roots
 from rlcat.diagnostics import RlcatError, Where, diag, printable
+from rlcat.files import read_text
 from rlcat.guards.base import Allowance
 
 if TYPE_CHECKING:
@@ -151,28 +151,8 @@ def _read_project(path: str) -> Project:
 
 
 def _read(file: Path) -> str:
-    """A project file's text: a regular file, at most MAX_PROJECT_BYTES, UTF-8."""
-    shown = printable(str(file))
-    try:
-        with open(file, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise RlcatError([diag("RLC012", "the project file is not a regular file", file=shown)])
-            data = handle.read(MAX_PROJECT_BYTES + 1)
-    except OSError as exc:
-        raise RlcatError(
-            [diag("RLC001", f"cannot read the project file: {exc.strerror or exc}", file=shown)]
-        ) from None
-    if len(data) > MAX_PROJECT_BYTES:
-        raise RlcatError(
-            [diag("RLC007", f"the project file is larger than {MAX_PROJECT_BYTES} bytes", file=shown)]
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise RlcatError(
-            [diag("RLC006", "the project file is not valid UTF-8", file=shown, line=line)]
-        ) from None
+    """A project file's text: a regular file, at most MAX_PROJECT_BYTES, UTF-8 (rlcat.files.read_text)."""
+    return read_text(file, printable(str(file)), limit=MAX_PROJECT_BYTES)
 
 
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")

@@ -18,6 +18,17 @@ from rlcat.importer.source import SourceRun
 DATA = Path(__file__).resolve().parent.parent / "data" / "upstream_scripts"
 SCRIPTS = sorted(p.stem for p in DATA.glob("*.sh"))
 PINNED = datetime.datetime(2026, 1, 1, 0, 0, 0)
+# A PPO run on Megatron, given after `--`, that imports with nothing unexplained
+MEGATRON_COMMAND = (
+    "python3", "-m", "verl.trainer.main_ppo", "--config-name", "ppo_megatron_trainer",
+    "algorithm.adv_estimator=gae", "critic.optim.lr=1e-5",
+    "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2",
+    "trainer.logger=[console]", "actor_rollout_ref.rollout.n=1", "data.train_batch_size=256",
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4",
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4",
+    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4",
+    "critic.ppo_micro_batch_size_per_gpu=4",
+)  # fmt: skip
 
 
 def record(name: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from import_helpers import DATA, SCRIPTS, import_reference, launches_verl
+from import_helpers import DATA, MEGATRON_COMMAND, SCRIPTS, import_reference, launches_verl
 
 from rlcat.importer import share
 
@@ -119,15 +119,7 @@ def test_import_from_hydra_overrides_yaml(rlcat: Rlcat, tmp_path: Path) -> None:
 
 def test_import_from_a_command_line(rlcat: Rlcat, tmp_path: Path) -> None:
     result = rlcat(
-        "import", "-o", str(tmp_path), "--name", "cli_run", "--",
-        "python3", "-m", "verl.trainer.main_ppo", "--config-name", "ppo_megatron_trainer",
-        "algorithm.adv_estimator=gae", "critic.optim.lr=1e-5",
-        "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2",
-        "trainer.logger=[console]", "actor_rollout_ref.rollout.n=1", "data.train_batch_size=256",
-        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4",
-        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4",
-        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4",
-        "critic.ppo_micro_batch_size_per_gpu=4",
+        "import", "-o", str(tmp_path), "--name", "cli_run", "--", *MEGATRON_COMMAND
     )  # fmt: skip
     assert result.code == 0, result.out + result.err
     recipe = yaml.safe_load((tmp_path / "recipes" / "cli_run.yaml").read_text())

@@ -23,6 +23,7 @@ SMOKE_RUNS = [
     ("validate_many.py", ["--files", "20", "--repeat", "1", "--no-process"]),
     ("docs_build.py", ["--repeat", "0"]),  # one build: the first round alone
     ("docs_results.py", ["--repeat", "1", "--results", "2"]),
+    ("docs_charts.py", ["--repeat", "1", "--keys", "20"]),
     ("limits.py", ["--repeat", "1"]),
     ("lint_scripts.py", ["--repeat", "1"]),
     ("runs_add.py", ["--lines", "2000", "--repeat", "1"]),

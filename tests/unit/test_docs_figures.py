@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rlcat.catalog import Catalog
 from rlcat.compile.assemble import Request, compile_request
+from rlcat.docsite import results as docs_results
+from rlcat.docsite.data import Site
 from rlcat.docsite.figures import forget_drawings
 from rlcat.docsite.figures.drawn import Drawn
 from rlcat.docsite.figures.matrix_grid import STATUS_COLOURS, GridCell, cell_gid, matrix_grid_svg
 from rlcat.docsite.figures.placement import ROLE_COLOURS, Layout, layout_of, placement_svg
 from rlcat.docsite.figures.series import Curve, Mark, series_svg
 from rlcat.docsite.md import figure
+from rlcat.model.results import Result as ResultEntry
 
 from conftest import REPO
 
@@ -222,3 +227,58 @@ def test_the_shipped_pages_hold_their_figures_drawn_as_the_code_draws_them(catal
     assert f'data-rlc-figure="{key}"' in (REPO / "docs" / "recipes" / "geo3k_megatron_4_4.md").read_text()
     assert placement_svg.cache_info().currsize == 0  # taken from the page
     assert svg == placement_svg(layout, name="placement-0").strip()  # as a new drawing makes it
+
+
+# --- the docs draw a bounded number of charts per page ---------------------------------------------
+
+
+class _Recorder:
+    """Stands in for the site's Drawn: keeps what each chart was given instead of drawing it."""
+
+    def __init__(self) -> None:
+        self.charts: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def figure(self, draw: Callable[..., str], *args: Any, **kwargs: Any) -> tuple[str, str]:
+        self.charts.append((args, kwargs))
+        return "<svg></svg>", f"{len(self.charts):x}"
+
+
+def _result(i: int, keys: int, points: int) -> ResultEntry:
+    """A reported result of the gsm8k recipe with `keys` series of `points` points each."""
+    series = [
+        {"key": f"val-core/d{k}/reward/mean@1", "unit": "fraction", "steps": list(range(points)),
+         "values": [0.5] * points}
+        for k in range(keys)
+    ]  # fmt: skip
+    return ResultEntry.model_validate(
+        {
+            "name": f"r{i}",
+            "summary": "many series",
+            "recipe": "gsm8k_qwen3_8b_fsdp",
+            "platform": "cuda",
+            "hardware": {"gpu": "H100", "gpus": 8},
+            "mode": "colocate",
+            "kind": "reported",
+            "source": {"title": "a source"},
+            "series": series,
+        }
+    )
+
+
+def test_a_recipe_page_draws_a_bounded_number_of_charts(tmp_path: Path) -> None:
+    """Five results of 200 series each drew 1,001 figures on one page (14.7 MB, 117 s)."""
+    results = [_result(i, 200, 50) for i in range(4)] + [_result(9, 2, 5000)] * 12
+    site = Site(tmp_path, {}, {}, {}, {}, results=results)
+    site.drawn = _Recorder()  # type: ignore[assignment]
+    text = docs_results.charts_md(site, "gsm8k_qwen3_8b_fsdp", "series")
+    charts = site.drawn.charts  # type: ignore[attr-defined]
+    assert len(charts) == docs_results.MAX_CHARTS_PER_PAGE
+    for (curves, _marks), _ in charts:
+        assert len(curves) <= docs_results.MAX_CURVES_PER_CHART
+        assert all(len(c.steps) <= docs_results.MAX_POINTS_PER_CURVE for c in curves)
+        assert all(c.steps[-1] == max(c.steps) for c in curves)  # the last point kept
+    assert f"**{200 - docs_results.MAX_CHARTS_PER_PAGE} more metric(s) not drawn**" in text
+    keys = sorted(f"val-core/d{k}/reward/mean@1" for k in range(200))
+    assert f"`{keys[docs_results.MAX_CHARTS_PER_PAGE]}`" in text  # listed, not drawn
+    assert f"and {200 - docs_results.MAX_CHARTS_PER_PAGE - docs_results.MAX_LISTED_KEYS} more." in text
+    assert "more run(s) not drawn" in text

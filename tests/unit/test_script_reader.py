@@ -537,7 +537,7 @@ def test_a_10_mb_script_is_not_read(tmp_path: Path) -> None:
 
 def test_missing_and_special_files(tmp_path: Path) -> None:
     assert [d.code for d in read_script(tmp_path / "nope.sh").diagnostics] == ["RLC001"]
-    assert [d.code for d in read_script(tmp_path).diagnostics] == ["RLC012"]
+    assert [d.code for d in read_script(tmp_path).diagnostics] == ["RLC001"]  # a folder, not a file
 
 
 def test_deeply_nested_substitutions() -> None:

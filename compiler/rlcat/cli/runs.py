@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from rlcat.catalog import display_path
 from rlcat.cli.app import app
 from rlcat.cli.common import (
     CatalogOpt,
@@ -18,6 +19,7 @@ from rlcat.cli.common import (
 from rlcat.cli.report import catalog_for, print_diagnostics, write_output
 from rlcat.diagnostics import ExitCode, RlcatError, Severity, diag, has_errors, printable
 from rlcat.project import find_project
+from rlcat.runs.plan_file import PLAN_FILE
 from rlcat.runs.record import read_run, write_result
 from rlcat.runs.render import render_comparison, render_result, render_runs, scalar_text
 from rlcat.runs.results import compare, find_result, load_results
@@ -100,7 +102,8 @@ def add_cmd(
             )
         )
     print_diagnostics(found)
-    path = write_result(reading.result, root, force=force)
+    source = display_path(reading.plan.folder / PLAN_FILE)
+    path = write_result(reading.result, root, force=force, source=source)
     figures = ", ".join(
         f"{s.metric} {scalar_text(s)}"
         for s in reading.result.metrics

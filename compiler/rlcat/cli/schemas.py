@@ -12,8 +12,8 @@ import typer
 from rlcat.cli.app import app
 from rlcat.cli.report import print_escaped, write_output
 from rlcat.dev import schemas
-from rlcat.diagnostics import ExitCode, printable
-from rlcat.files import write_whole
+from rlcat.diagnostics import ExitCode, RlcatError, printable
+from rlcat.files import read_bytes, write_whole
 from rlcat.project import find_project
 from rlcat.syntax.bash import shell_word
 
@@ -100,9 +100,9 @@ def _holds(path: Path, data: bytes, size: int) -> bool:
     if size != len(data):
         return False
     try:
-        return path.read_bytes() == data
-    except OSError:
-        return False  # unreadable: writing it says why
+        return read_bytes(path, str(path), limit=size) == data
+    except RlcatError:
+        return False  # unreadable or not a regular file: writing it says why
 
 
 def write(folder: Path, names: list[str]) -> None:

@@ -38,6 +38,7 @@ from rlcat.docsite.matrix import matrix_page
 from rlcat.docsite.platforms import platform_page, platforms_index
 from rlcat.docsite.recipes import recipe_page, recipes_index
 from rlcat.docsite.results import result_page, results_index
+from rlcat.files import read_text
 from rlcat.guards import REGISTRY
 
 GENERATED_DIRS = ("recipes", "platforms", "guards", "models", "datasets", "results")
@@ -95,7 +96,7 @@ def hand_written(docs: Path) -> dict[str, str]:
 
 
 def _title(path: Path) -> str:
-    match = re.search(r"^#\s+(.+?)\s*$", path.read_text(encoding="utf-8"), flags=re.M)
+    match = re.search(r"^#\s+(.+?)\s*$", read_text(path, str(path)), flags=re.M)
     return match.group(1).strip() if match else path.stem.replace("-", " ").replace("_", " ").capitalize()
 
 

@@ -10,6 +10,7 @@ from rlcat.docsite.data import Site
 from rlcat.docsite.links import ALGORITHM_LABELS, BACKEND_LABELS, ENGINE_LABELS, MODE_LABELS, page
 from rlcat.docsite.md import code, esc, link, table
 from rlcat.docsite.recipes import gpu_layout_short
+from rlcat.files import read_text
 
 QUICK_START = "## Quick start"
 
@@ -21,7 +22,7 @@ def readme_sections(readme: Path) -> tuple[str, str]:
     the body of `## Quick start` with its two commands. Links into the repository (relative links)
     become plain text, since the files they name are not pages of the site.
     """
-    text = readme.read_text(encoding="utf-8")
+    text = read_text(readme, str(readme))
     if QUICK_START not in text:
         raise ValueError(f"{readme}: no '{QUICK_START}' section")
     head, rest = text.split(QUICK_START, 1)

@@ -21,6 +21,7 @@ from rlcat.docsite.md import facts as md_facts
 from rlcat.docsite.placements import placement_md
 from rlcat.docsite.results import recipe_results_md
 from rlcat.emit.formats import FORMATS, override_text, override_texts
+from rlcat.files import read_text
 from rlcat.model.axes import SPLIT_MODES
 from rlcat.model.plan import Setting
 from rlcat.model.recipe import Provenance
@@ -298,7 +299,7 @@ def recipe_page(site: Site, name: str) -> str:
         + (f", extending {link(code(r.extends), rel(here, page('recipe', r.extends)))}" if r.extends else "")
         + f". Resolved with every default filled in: {code(f'rlcat show {name}')}.\n"
     )
-    out.append(fence(source.read_text(encoding="utf-8"), "yaml", 'linenums="1"'))
+    out.append(fence(read_text(source, str(source)), "yaml", 'linenums="1"'))
     for platform, profile in site.platforms.items():
         # Left out of the site's search: a plan's hundreds of overrides per platform made the index
         # 3.9 MB (1.2 MB without), every search for a key hit every recipe page, and indexing them

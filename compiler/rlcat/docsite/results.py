@@ -9,7 +9,7 @@ results is raw HTML, because its rows carry the data-* attributes a small inline
 from __future__ import annotations
 
 from rlcat.docsite.data import Site
-from rlcat.docsite.figures.series import Curve, Mark, series_svg
+from rlcat.docsite.figures.series import CURVE_COLOURS, Curve, Mark, series_svg
 from rlcat.docsite.links import ALGORITHM_LABELS, MODE_LABELS, html_url, page, rel
 from rlcat.docsite.md import code, esc, figure, html_link, html_text, link, name_md, table
 from rlcat.docsite.md import facts as md_facts
@@ -29,6 +29,11 @@ _YLABELS = {
     "steps": "steps",
     "ratio": "×",
 }
+# What one recipe page draws, whatever its results hold (a result may carry 200 series, a team a
+# hundred runs of one recipe): the rest is listed under the charts, not drawn (docs/results.md).
+MAX_CHARTS_PER_PAGE = 12  # metric keys charted; validation scores first, then step time, throughput
+MAX_CURVES_PER_CHART = len(CURVE_COLOURS)  # runs overlaid on one chart, one colour each
+MAX_POINTS_PER_CURVE = 500  # a longer series is drawn from evenly spaced points, its last one kept
 # the columns of the table of all results (`_html_row` writes a row)
 INDEX_COLUMNS: tuple[str, ...] = ("result", "recipe", "algorithm", "model", "platform", "kind", "mode")
 INDEX_COLUMNS += ("hardware", "validation", "step time", "throughput", "source")
@@ -96,14 +101,21 @@ def _draws_on(scalar: Scalar, series: Series) -> bool:
 
 
 def charts_md(site: Site, recipe: str, prefix: str) -> str:
-    """One chart per metric key the recipe's runs have series of: every run's series overlaid,
-    every reported figure of that metric drawn across it. Empty when no result has a series."""
+    """One chart per metric key the recipe's runs have series of: the runs' series overlaid, every
+    reported figure of that metric drawn across it. Empty when no result has a series.
+
+    Bounded per page: at most MAX_CHARTS_PER_PAGE charts (validation keys first, then the step time
+    and the throughput, then the rest by name), MAX_CURVES_PER_CHART runs on one chart and
+    MAX_POINTS_PER_CURVE points of a run; what is left out is said under the charts."""
     results = recipe_results(site, recipe)
-    keys = sorted({s.key for r in results for s in r.series})
+    keys = sorted({s.key for r in results for s in r.series}, key=_chart_order)
     out = []
-    for i, key in enumerate(keys):
+    for i, key in enumerate(keys[:MAX_CHARTS_PER_PAGE]):
         series = [(r, s) for r in results for s in r.series if s.key == key]
-        curves = [Curve(r.name, tuple(s.steps), tuple(s.values)) for r, s in series]
+        curves = [
+            Curve(r.name, *_thinned(s.steps, s.values, MAX_POINTS_PER_CURVE))
+            for r, s in series[:MAX_CURVES_PER_CHART]
+        ]
         first = series[0][1]
         marks = [
             Mark(f"{r.name} ({_source_label(r)})", scalar.value, scalar.high)
@@ -111,7 +123,7 @@ def charts_md(site: Site, recipe: str, prefix: str) -> str:
             if r.kind == "reported"
             for scalar in r.metrics
             if _draws_on(scalar, first)
-        ]
+        ][:MAX_CURVES_PER_CHART]
         svg, drawing = site.drawn.figure(
             series_svg,
             curves,
@@ -123,8 +135,40 @@ def charts_md(site: Site, recipe: str, prefix: str) -> str:
         caption = f"{key} per step: {len(curves)} run(s) of {recipe}" + (
             f", {len(marks)} reported figure(s)" if marks else ""
         )
+        if len(series) > len(curves):
+            caption += f"; {len(series) - len(curves)} more run(s) not drawn (see the table above)"
         out.append(figure(svg, caption, drawing))
+    if len(keys) > MAX_CHARTS_PER_PAGE:
+        rest = keys[MAX_CHARTS_PER_PAGE:]
+        out.append(
+            f"**{len(rest)} more metric(s) not drawn** (a page draws at most {MAX_CHARTS_PER_PAGE} "
+            "charts; each result's page lists its series): "
+            + ", ".join(code(k) for k in rest[:MAX_LISTED_KEYS])
+            + (f" and {len(rest) - MAX_LISTED_KEYS} more" if len(rest) > MAX_LISTED_KEYS else "")
+            + ".\n"
+        )
     return "\n".join(out)
+
+
+MAX_LISTED_KEYS = 50  # keys named in the note of what is not drawn; the rest counted
+
+
+def _chart_order(key: str) -> tuple[int, str]:
+    """Validation scores first, then the step time and the throughput, then the rest by name."""
+    if key.startswith("val"):
+        return 0, key
+    if key in _SCALAR_KEYS.values():
+        return 1, key
+    return 2, key
+
+
+def _thinned(steps: list[int], values: list[float], cap: int) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """At most `cap` points, evenly spaced, the first and the last always kept."""
+    if len(steps) <= cap:
+        return tuple(steps), tuple(values)
+    stride = -(-(len(steps) - 1) // (cap - 1))  # ceiling: (cap - 1) strides reach the last point
+    kept = [*range(0, len(steps) - 1, stride), len(steps) - 1]
+    return tuple(steps[i] for i in kept), tuple(values[i] for i in kept)
 
 
 def _headline(result: Result) -> str:

@@ -4,17 +4,15 @@ scanning). Each takes the diagnostics and returns the whole output as text."""
 from __future__ import annotations
 
 import io
-import os
 import re
-import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
 from rlcat import __version__
-from rlcat.diagnostics import CODES, Diagnostic, Severity, json_text, printable
-from rlcat.files import MAX_BYTES
+from rlcat.diagnostics import CODES, Diagnostic, RlcatError, Severity, json_text, printable
+from rlcat.files import read_bytes
 from rlcat.guards import REGISTRY
 
 # 2: each diagnostic has `notes` (where an inherited value came from) and no `docs_url`
@@ -56,15 +54,10 @@ def _source_lines(name: str, folder: Path) -> list[str] | None:
         path = (folder / name).resolve()
         if not path.is_relative_to(folder):
             return None
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        fd = os.open(path, flags)
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
-            data = fh.read(MAX_BYTES)
+        data = read_bytes(path, name)  # a regular file only, of at most MAX_BYTES
         return _YAML_LINE_BREAK.split(data.decode("utf-8"))
-    except (OSError, RuntimeError, ValueError):  # RuntimeError: a symlink loop; ValueError: a NUL, bad UTF-8
+    # RuntimeError: a symlink loop; ValueError: a NUL in the name, or bad UTF-8
+    except (OSError, RuntimeError, ValueError, RlcatError):
         return None
 
 

@@ -85,10 +85,28 @@ def import_run(
     return imported
 
 
+# What a file name may be on Linux and macOS (NAME_MAX); an entry's name stays well under it.
+MAX_FILE_NAME_BYTES = 255
+
+
 def write_files(imported: Imported, folder: Path, *, force: bool) -> list[Path]:
     """Write every file whole (files.atomic_write); without `force`, refuse (RLC1306, exit 2)
     before writing anything when one of them is there already."""
     targets = [folder / rel for rel in imported.files]
+    too_long = [p for p in targets if len(p.name.encode()) > MAX_FILE_NAME_BYTES]
+    if too_long:  # refused before any file is written: an import is written whole or not at all
+        raise RlcatError(
+            [
+                diag(
+                    "RLC106",
+                    f"a file name of {len(p.name.encode())} bytes: at most {MAX_FILE_NAME_BYTES}; nothing "
+                    "was written",
+                    file=str(p),
+                    hint="pass a shorter --name",
+                )
+                for p in too_long
+            ]
+        )
     there = [p for p in targets if os.path.lexists(p)]
     if there and not force:
         raise RlcatError(

@@ -132,7 +132,7 @@ def _new_entry(solver: Solver, draft: Draft, kind: Doc, catalog: Catalog, recipe
         if {"hf_id", "train_files"} & set(guessed)
         else _entry_name(kind, data, recipe_name)
     )
-    name = _unique_name(stem, kind, catalog)
+    name = _unique_name(_bounded(stem), kind, catalog)
     data["name"] = name
     return NewEntry(kind, name, data, guessed)
 
@@ -148,6 +148,16 @@ def _entry_name(kind: Doc, data: dict[str, Any], recipe_name: str) -> str:
             stem = parts[-2]
     name = re.sub(r"[^a-z0-9_.\-]+", "_", stem.lower()).strip("_.-")
     return name if re.match(NAME_PATTERN, name) else f"{recipe_name}_{kind}"
+
+
+# An entry's name is at most 100 characters (model.base.Name); _unique_name may add 9 (`_imported`).
+MAX_STEM = 91
+
+
+def _bounded(stem: str) -> str:
+    """A name stem cut to MAX_STEM (a model folder's name, or a recipe name with the kind after it,
+    can be longer than any entry name may be)."""
+    return stem[:MAX_STEM].rstrip("_.-") or "imported"
 
 
 def _unique_name(name: str, kind: Doc, catalog: Catalog) -> str:

@@ -139,6 +139,17 @@ def _compare_keys(report: Report, compiled: Compiled, run: SourceRun, solution: 
         report.lines.append(
             Line(key, False, source_text, shown, _why(found.key, history, setting.known), setting.line)
         )
+    for key, setting in run.unread.items():
+        source_text = setting.text.partition("=")[2]
+        found = ours.get(key) or by_alternative.get(key)
+        if found is None:  # nothing in the plan sets it: verl keeps its default, as the report says
+            why = "Hydra cannot read the source's value (RLC1304): not imported, verl keeps its default"
+            report.lines.append(Line(key, False, source_text, "(not set)", why, setting.line))
+            continue
+        # the recipe gives verl a value the source never said (a required field filled by the
+        # first catalog entry): unexplained, so that the import exits 1
+        shown = render_or_repr(as_launched(found.setting.value))
+        report.lines.append(Line(key, False, f"{source_text} (not readable)", shown, "", setting.line))
 
 
 def _null_line(key: str, source_text: str, solution: Solution, line: int | None) -> Line:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import yaml
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
-from rlcat.read.regular_files import read_text
+from rlcat.files import read_text
 from rlcat.scripts import Launch, ScriptReading, read_script
 from rlcat.scripts import read_text as read_script_text
 from rlcat.survey.lint_scripts import ENTRY_CONFIGS, entry_module
@@ -55,6 +55,9 @@ class SourceRun:
     config_name: str | None  # the entry config; None: not known
     settings: dict[str, SourceSetting] = field(default_factory=dict)  # by key; the last one wins
     groups: dict[str, SourceSetting] = field(default_factory=dict)  # config-group choices
+    # keys the source sets to a value Hydra cannot read (RLC1304): not imported, and still compared,
+    # so that a value the recipe gives such a key instead (the first model entry) is never silent
+    unread: dict[str, SourceSetting] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     line: int | None = None  # where the launch command starts
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -216,10 +219,13 @@ def _add(
                         **where,
                     )
                 )
+                run.settings.pop(key, None)  # Hydra keeps the last: an earlier readable value is gone
+                run.unread[key] = SourceSetting(key, prefix, None, text, line, col, known)
                 return
             value = raw  # only running the script would tell it (`$(date)`): kept as written
     setting = SourceSetting(key, prefix, value, text, line, col, known)
     table = run.groups if "." not in key and key.split("@", 1)[0] in groups and not prefix else run.settings
+    run.unread.pop(key, None)
     earlier = table.pop(key, None)
     if earlier is not None:
         run.diagnostics.append(

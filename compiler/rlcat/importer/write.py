@@ -4,9 +4,11 @@ comments through comment_line, so nothing from the source can start a line of it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
+from rlcat.diagnostics import Diagnostic, RlcatError
 from rlcat.importer.entries import NewEntry
 from rlcat.importer.solve import Solution
 from rlcat.importer.source import SourceRun, SourceSetting
@@ -47,7 +49,7 @@ def recipe_text(run: SourceRun, solution: Solution, name: str, provenance: Prove
         ),
         comment_line("holds the keys no typed field sets."),
     ]
-    body = _lines(_ordered(data), (), 0, notes)
+    body = _at_source(lambda: _lines(_ordered(data), (), 0, notes), run, solution)
     tail = []
     if solution.left_out:
         tail = ["", comment_line("Left out (the recipe cannot say them, or Hydra would refuse them here):")]
@@ -85,7 +87,47 @@ def entry_text(entry: NewEntry, run: SourceRun, solution: Solution) -> str:
     head += [comment_line(f"  {note}") for note in notes.get("", [])[:_MAX_NOTES]]
     for guessed in entry.guessed:
         notes[guessed] = [f"not in the source: {_why_guessed(guessed)}"]
-    return "\n".join([*head, *_lines(entry.data, (), 0, notes)]) + "\n"
+    return "\n".join([*head, *_at_source(lambda: _lines(entry.data, (), 0, notes), run, solution)]) + "\n"
+
+
+def _at_source(write: Callable[[], list[str]], run: SourceRun, solution: Solution) -> list[str]:
+    """`write()`, its refusals (RLC405: text YAML cannot show as it is) pointed at the source line
+    that gave the value, with a hint `rlcat import` users can follow. Nothing is written before."""
+    try:
+        return write()
+    except RlcatError as exc:
+        raise RlcatError([_pointed(d, run, solution) for d in exc.diagnostics]) from None
+
+
+def _pointed(d: Diagnostic, run: SourceRun, solution: Solution) -> Diagnostic:
+    key = d.key or ""
+    setting = _source_setting(key, run, solution)
+    line = setting.line if setting is not None else run.line
+    col = setting.col if setting is not None else None
+    shown = f"line {line} of {run.file}" if line else run.file
+    return replace(
+        d,
+        file=run.file,
+        line=line,
+        col=col,
+        hint=f"correct the value on {shown} (a hidden character, or `##` before `[`) and import again",
+    )
+
+
+def _source_setting(key: str, run: SourceRun, solution: Solution) -> SourceSetting | None:
+    """The source setting behind a key of the written file: an override's own, or the first of
+    those a typed field carries (the longest field that holds the key)."""
+    written = key.removeprefix("overrides.")
+    if written != key and written in solution.overrides:
+        return solution.overrides[written]
+    owners = sorted(
+        ((s.origin.field, k) for k, s in solution.typed.items() if s.origin.field and k in run.settings),
+        key=lambda item: -len(item[0]),
+    )
+    for owner, source_key in owners:
+        if key == owner or key.startswith(owner + ".") or owner.startswith(key + "."):
+            return run.settings[source_key]
+    return None
 
 
 def _why_guessed(field: str) -> str:
@@ -150,7 +192,12 @@ def _lines(
             out.append(pad + _key(key) + ":")
             out += _lines(value, (*path, key), indent + 1, notes)
         else:
-            out += [pad + line for line in yaml_document({key: value}).splitlines()]
+            try:
+                out += [pad + line for line in yaml_document({key: value}).splitlines()]
+            except RlcatError as exc:  # named by the key of the whole file, not of this one entry
+                raise RlcatError(
+                    [replace(d, key=".".join((*path, d.key or key))) for d in exc.diagnostics]
+                ) from None
     return out
 
 

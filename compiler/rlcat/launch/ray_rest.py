@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlcat.diagnostics import RlcatError
+from rlcat.files import read_text
+
 TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "STOPPED"})
 
 
@@ -57,15 +60,18 @@ def dashboard_url(address: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+MAX_TOKEN_BYTES = 64 * 1024
+
+
 def auth_token() -> str | None:
     """The cluster token as Ray's own clients find it, or None."""
     token = os.environ.get("RAY_AUTH_TOKEN")
     if token:
         return token.strip()
     path = Path(os.environ.get("RAY_AUTH_TOKEN_PATH") or Path.home() / ".ray" / "auth_token")
-    try:
-        return path.read_text(encoding="utf-8").strip() or None
-    except OSError:
+    try:  # a token is a line; a FIFO, a device or a megabyte file is no token file
+        return read_text(path, str(path), limit=MAX_TOKEN_BYTES).strip() or None
+    except RlcatError:
         return None
 
 

@@ -10,9 +10,9 @@ import re
 import shutil
 import subprocess
 import time
-from pathlib import Path
 
 from rlcat.diagnostics import ExitCode, RlcatError, Severity, diag, printable
+from rlcat.files import read_bytes
 from rlcat.launch.base import Console, LaunchOptions
 from rlcat.launch.ray_job import _print_new
 
@@ -178,12 +178,15 @@ def _field(shown: str, name: str) -> str | None:
     return found.group(1) if found else None
 
 
+MAX_OUTPUT_BYTES = 256 * 1024 * 1024  # a job's output shown while it runs; past that, no more
+
+
 def _print_output(output: str | None, printed: int, console: Console, *, final: bool = False) -> int:
     if output is None:
         return printed
-    try:
-        text = Path(output).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    try:  # the job's output file, as Slurm names it: a regular file, read no further than the bound
+        text = read_bytes(output, output, limit=MAX_OUTPUT_BYTES).decode("utf-8", errors="replace")
+    except RlcatError:
         return printed
     if final and text and not text.endswith("\n"):
         text += "\n"

@@ -12,7 +12,7 @@ YAML is read as people see it:
   hint of a schema error about that value (yaml_schema.py);
 - U+0085, U+2028 and U+2029, which YAML takes for line breaks while editors, grep and GitHub show
   one line, are refused outside quoted strings, at the line and column people see (hidden_breaks.py);
-- only regular files are read, and no more of them than MAX_BYTES (regular_files.py).
+- only regular files are read, and no more of them than MAX_BYTES (rlcat.files.open_regular).
 
 document.py reads a file into a Document; values.py reads a --set or --override value the same way.
 """

@@ -12,9 +12,9 @@ from typing import Any
 import yaml
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag
+from rlcat.files import open_regular, read_stream
 from rlcat.read.hidden_breaks import Lines, hidden_break_diagnostics, hidden_line_breaks
 from rlcat.read.nodes import MAX_NODES, Builder, Path_
-from rlcat.read.regular_files import open_regular, read_stream
 from rlcat.read.yaml_schema import Loader
 
 # Where a finding points, as a key: (file, line, col, argument, dotted key). The key is None for a

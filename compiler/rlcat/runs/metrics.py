@@ -27,9 +27,12 @@ from typing import Any, BinaryIO
 import orjson
 
 from rlcat.catalog import display_path
-from rlcat.diagnostics import Diagnostic, RlcatError, diag
+from rlcat.diagnostics import Diagnostic, diag
+from rlcat.files import open_regular
 from rlcat.model.results import MAX_SERIES_POINTS
 
+# verl logs a few kB a step: a million steps stay under a gigabyte
+MAX_METRICS_BYTES = 1024 * 1024 * 1024
 MAX_LINE_BYTES = 4 * 1024 * 1024  # verl's lines are a few kB; one of megabytes is not a log record
 MAX_REPORTED = 20  # bad lines reported one by one; the rest are counted
 MAX_TRACKED_KEYS = 64  # validation keys followed (a file may name millions)
@@ -38,7 +41,8 @@ SERIES_POINTS = 1000  # points kept per series, well under the schema's MAX_SERI
 STEP_TIME_KEY = "timing_s/step"
 THROUGHPUT_KEY = "perf/throughput"
 VAL_PREFIXES = ("val-core/", "val/")
-_METRIC_KEY = re.compile(r"^[A-Za-z0-9_@./:\-]{1,300}$")
+# matched whole (fullmatch): a `$` would let a key end in a newline, which no result may hold
+_METRIC_KEY = re.compile(r"[A-Za-z0-9_@./:\-]{1,300}")
 assert SERIES_POINTS <= MAX_SERIES_POINTS
 
 
@@ -132,6 +136,7 @@ class MetricsSummary:
     live: bool = False  # the last line was half-written: the run is still going (or was cut)
     tracked: dict[str, Tracked] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    refused_keys: set[str] = field(default_factory=set)  # validation keys that are not metric names
 
     def val_keys(self) -> list[str]:
         """The validation keys to report: verl's core ones (`val-core/...`, the mean where there is
@@ -149,19 +154,16 @@ class _Bad(Exception):
 
 
 def read_metrics(path: Path) -> MetricsSummary:
-    """Summarise the metrics file at `path` (see the module docstring). Raises RlcatError (RLC1201)
-    only when the file cannot be opened; everything wrong inside it is a diagnostic of the summary."""
+    """Summarise the metrics file at `path` (see the module docstring). Raises RlcatError only when
+    the file cannot be opened (rlcat.files.open_regular: RLC001, RLC012 not a regular file, RLC007
+    larger than MAX_METRICS_BYTES); everything wrong inside it is a diagnostic of the summary."""
     shown = display_path(path)
     summary = MetricsSummary(shown)
     summary.tracked[STEP_TIME_KEY] = Tracked(STEP_TIME_KEY, samples=array("d"))
     summary.tracked[THROUGHPUT_KEY] = Tracked(THROUGHPUT_KEY, samples=array("d"))
     bad = 0
-    try:
-        stream = open(path, "rb")  # noqa: SIM115 - closed below; the file may be a live run's
-    except OSError as exc:
-        raise RlcatError(
-            [diag("RLC1201", f"cannot read the metrics file: {exc.strerror or exc}", file=shown)]
-        ) from None
+    # a regular file of at most MAX_METRICS_BYTES, read no further even while a live run writes it
+    stream, _ = open_regular(path, shown, limit=MAX_METRICS_BYTES, hint=_TOO_LARGE_HINT)
     with stream:
         for number, line, complete, too_long in _lines(stream):
             summary.lines = number
@@ -208,7 +210,7 @@ def read_metrics(path: Path) -> MetricsSummary:
                     )
                 continue
             summary.records += 1
-            _take(summary, step, data, line)
+            _take(summary, step, data, line, number)
     if bad > MAX_REPORTED:
         summary.diagnostics.append(
             diag(
@@ -237,6 +239,9 @@ def _lines(stream: BinaryIO) -> Iterator[tuple[int, bytes, bool, bool]]:
             continue
         complete = line.endswith(b"\n")
         yield number, line, complete, False
+
+
+_TOO_LARGE_HINT = "is this verl's metrics file? record the run from the file its file logger wrote"
 
 
 _CONSTANT = re.compile(rb"-?(NaN|Infinity)")
@@ -281,7 +286,7 @@ _FOLLOWED = (STEP_TIME_KEY, THROUGHPUT_KEY)
 _VAL_MARK = re.compile(b"|".join(re.escape(b'"' + prefix.encode()) for prefix in VAL_PREFIXES))
 
 
-def _take(summary: MetricsSummary, step: int, data: dict[str, Any], line: bytes) -> None:
+def _take(summary: MetricsSummary, step: int, data: dict[str, Any], line: bytes, number: int) -> None:
     """Follow the metrics of one record. Only the step time, the throughput and validation keys
     are read (verl logs a hundred metrics a step): the line's bytes say whether it holds any
     validation key before its keys are walked."""
@@ -300,10 +305,32 @@ def _take(summary: MetricsSummary, step: int, data: dict[str, Any], line: bytes)
             continue
         tracked = summary.tracked.get(key)
         if tracked is None:
-            if len(summary.tracked) >= MAX_TRACKED_KEYS + len(_FOLLOWED) or not _METRIC_KEY.match(key):
+            if not _METRIC_KEY.fullmatch(key):
+                _refuse_key(summary, key, number)
+                continue
+            if len(summary.tracked) >= MAX_TRACKED_KEYS + len(_FOLLOWED):
                 continue
             tracked = summary.tracked[key] = Tracked(key)
         tracked.add(step, float(value))
+
+
+def _refuse_key(summary: MetricsSummary, key: str, number: int) -> None:
+    """RLC1202 for a validation key that is not a verl metric name (a newline, a space, a quote):
+    no result may hold it, so it is left out, named (escaped, shortened) with its line."""
+    if key in summary.refused_keys or len(summary.refused_keys) >= MAX_REPORTED:
+        return
+    summary.refused_keys.add(key)
+    shown = key if len(key) <= 80 else key[:77] + "..."
+    summary.diagnostics.append(
+        diag(
+            "RLC1202",
+            "a validation key that is not a verl metric name; not recorded",
+            file=summary.path,
+            line=number,
+            key=shown,
+            hint="metric names are letters, digits and _ @ . / : - (at most 300 of them)",
+        )
+    )
 
 
 def _number(value: Any) -> bool:

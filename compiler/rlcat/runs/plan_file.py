@@ -21,7 +21,7 @@ from rlcat.compile.assemble import METRICS_FILE, Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, json_text
 from rlcat.emit.explain import origins_data
 from rlcat.emit.formats import override_key, plan_data, plan_fingerprint
-from rlcat.files import write_whole
+from rlcat.files import read_text, write_whole
 from rlcat.model.plan import Layer, Origin, Plan, Setting
 from rlcat.verl.check import Override
 
@@ -58,8 +58,9 @@ def write_plan_file(run_dir: Path, c: Compiled, command: list[str]) -> list[Diag
     shown = display_path(path)
     found: list[Diagnostic] = []
     try:
-        current = path.read_text(encoding="utf-8") if path.is_file() and not path.is_symlink() else None
-    except (OSError, UnicodeDecodeError):
+        regular = path.is_file() and not path.is_symlink()
+        current = read_text(path, shown, limit=MAX_PLAN_BYTES) if regular else None
+    except RlcatError:
         current = ""
     if current is not None and current != text:
         raise RlcatError(
@@ -141,11 +142,9 @@ def read_plan_file(run_dir: Path) -> RecordedPlan:
         what = "not a folder" if os.path.lexists(run_dir) else "no such folder"
         raise RlcatError([diag("RLC1201", f"{display_path(run_dir)}: {what}", file=display_path(run_dir))])
     try:
-        if path.is_symlink() or not path.is_file():
+        if path.is_symlink() or not os.path.lexists(path):
             raise FileNotFoundError
-        if path.stat().st_size > MAX_PLAN_BYTES:
-            raise RlcatError([diag("RLC1201", f"larger than {MAX_PLAN_BYTES} bytes; not read", file=shown)])
-        data = json.loads(path.read_bytes().decode("utf-8"), parse_constant=_refuse)
+        data = json.loads(read_text(path, shown, limit=MAX_PLAN_BYTES), parse_constant=_refuse)
     except FileNotFoundError:
         raise RlcatError(
             [

@@ -19,12 +19,11 @@ import yaml
 from rlcat.catalog import KIND_DIRS, display_path
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, printable
 from rlcat.emit.formats import override_key
-from rlcat.files import write_whole
+from rlcat.files import read_text, write_whole
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.results import Result
 from rlcat.model.validate import validate
 from rlcat.read.document import parse_yaml
-from rlcat.read.regular_files import read_text
 from rlcat.read.values import parse_value
 from rlcat.resolve.entries import validate_document
 from rlcat.runs.metrics import STEP_TIME_KEY, THROUGHPUT_KEY, MetricsSummary, Tracked, read_metrics
@@ -228,18 +227,28 @@ def result_path(catalog_root: Path, name: str) -> Path:
     return catalog_root / KIND_DIRS["result"] / f"{name}.yaml"
 
 
-def result_text(result: Result) -> str:
-    """The result as a YAML entry file, with the schema line editors read."""
+# What `runs add` suggests when the run holds text no YAML file can show as it is.
+_UNSHOWABLE_HINT = (
+    "the run folder's plan.json (or --gpu) holds it: correct it there, or compile the run again with "
+    "`rlcat compile RECIPE --run-dir DIR`, then run `rlcat runs add` again"
+)
+
+
+def result_text(result: Result, source: str | None = None) -> str:
+    """The result as a YAML entry file, with the schema line editors read; text YAML cannot show is
+    refused naming `source` (the run's plan.json) and the result's key."""
     data = result.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     data = {"name": data.pop("name"), **data}
-    return SCHEMA_LINE + "\n" + yaml_document(data)
+    return SCHEMA_LINE + "\n" + yaml_document(data, file=source, hint=_UNSHOWABLE_HINT)
 
 
-def write_result(result: Result, catalog_root: Path, *, force: bool = False) -> Path:
+def write_result(
+    result: Result, catalog_root: Path, *, force: bool = False, source: str | None = None
+) -> Path:
     """Write the result into `catalog_root`/catalog/results/NAME.yaml, whole or not at all; a file
     already there is replaced only with `force` (RLC1206). What is written is read back with the
     catalog's own loader and must give the same result (a text no reader would read the same way
-    is never left in a catalog)."""
+    is never left in a catalog). `source` names the run's plan.json in a refusal."""
     path = result_path(catalog_root, result.name)
     shown = display_path(path)
     if os.path.lexists(path) and not force:
@@ -253,7 +262,7 @@ def write_result(result: Result, catalog_root: Path, *, force: bool = False) -> 
                 )
             ]
         )
-    text = result_text(result)
+    text = result_text(result, source)
     _check_round_trip(text, result, shown)
     write_whole(path, text, shown=display_path(path))
     return path

@@ -14,16 +14,15 @@ at most MAX_DEPTH levels of nesting in the tree.
 from __future__ import annotations
 
 import bisect
-import os
-import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
 import tree_sitter
 import tree_sitter_bash
 
-from rlcat.diagnostics import Diagnostic, diag
+from rlcat import files
+from rlcat.diagnostics import Diagnostic, RlcatError, diag
 
 Node = tree_sitter.Node
 
@@ -73,35 +72,19 @@ def _parser() -> tree_sitter.Parser:
 
 
 def read_bytes(path: Path, file: str) -> tuple[bytes | None, list[Diagnostic]]:
-    """A regular file's bytes, at most MAX_BYTES of them; or why it cannot be read."""
+    """A regular file's bytes, at most MAX_BYTES of them (rlcat.files.read_bytes); or why it cannot
+    be read."""
     try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return None, [diag("RLC001", f"no such script: {file}", file=file, hint="check the path")]
-    except OSError as exc:
-        return None, [diag("RLC001", f"cannot read {file}: {exc.strerror}", file=file)]
-    if not stat.S_ISREG(info.st_mode):
-        return None, [diag("RLC012", "not a regular file: only script files are read", file=file)]
-    if info.st_size > MAX_BYTES:
-        return None, [_too_large(file, info.st_size)]
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as exc:
-        return None, [diag("RLC001", f"cannot read {file}: {exc.strerror}", file=file)]
-    if len(data) > MAX_BYTES:  # it grew since stat
-        return None, [_too_large(file, len(data))]
-    return data, []
+        return files.read_bytes(path, file, limit=MAX_BYTES, hint=_TOO_LARGE_HINT), []
+    except RlcatError as exc:
+        # a size refusal points at the script's first line, where an editor opens it
+        return None, [replace(d, line=1) if d.code == "RLC007" else d for d in exc.diagnostics]
 
 
-def _too_large(file: str, size: int) -> Diagnostic:
-    return diag(
-        "RLC007",
-        f"script of {size} bytes: launch scripts are read up to {MAX_BYTES // 1024} KiB",
-        file=file,
-        line=1,
-        hint="is this a launch script? split generated data out of it",
-    )
+_TOO_LARGE_HINT = (
+    f"launch scripts are read up to {MAX_BYTES // 1024} KiB: is this a launch script? "
+    "split generated data out of it"
+)
 
 
 def decode(data: bytes, file: str) -> tuple[str | None, list[Diagnostic]]:

@@ -44,7 +44,14 @@ from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
 from rlcat.syntax.hydra_value import HydraValueError, key_problem, with_live_interpolations
 from rlcat.verl.check import check
-from rlcat.verl.index import KeyIndex, available_versions, load_index, manifest, require_release
+from rlcat.verl.index import (
+    KeyIndex,
+    available_versions,
+    config_name_problem,
+    load_index,
+    manifest,
+    require_release,
+)
 from rlcat.verl.names import ARF, FULLY_ASYNC_MAIN, MAIN_PPO, ONE_STEP_OFF_MAIN
 
 if TYPE_CHECKING:  # a script is checked without the pydantic models (ScriptAxes, NoModel, NoPlatform)
@@ -190,6 +197,9 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
     if entrypoint not in ENTRY_CONFIGS:
         return [_unknown_entrypoint(entrypoint, at)]
     config = launch.config_name or ENTRY_CONFIGS[entrypoint]
+    not_a_name = config_name_problem(config, **at)
+    if not_a_name is not None:
+        return [not_a_name]
     try:
         base = load_index(version, config)
     except RlcatError:

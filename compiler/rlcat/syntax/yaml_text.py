@@ -9,9 +9,9 @@ from typing import Any
 
 import yaml
 
-from rlcat.diagnostics import RlcatError, diag, printable
+from rlcat.diagnostics import RlcatError, diag, dotted, printable
 from rlcat.syntax.bash import comment_line
-from rlcat.syntax.hydra_value import RequestedInterpolation, leaves
+from rlcat.syntax.hydra_value import RequestedInterpolation
 
 # What a refusal suggests by default: compile's formats that escape what YAML cannot.
 FORMATS_HINT = "use --format json (it escapes them) or --format shell"
@@ -45,7 +45,12 @@ _LiteralDumper.add_representer(RequestedInterpolation, _interp)
 
 
 def yaml_document(
-    data: Any, *, header: Sequence[str] = (), literal_blocks: bool = False, hint: str = FORMATS_HINT
+    data: Any,
+    *,
+    header: Sequence[str] = (),
+    literal_blocks: bool = False,
+    hint: str = FORMATS_HINT,
+    file: str | None = None,
 ) -> str:
     """`data` as a YAML document for a terminal, a CI log or a file, under `header` as comment lines
     (comment_line). YAML has no escape a terminal and a CI log both honour, so text with hidden
@@ -54,19 +59,23 @@ def yaml_document(
     start a line of its own.
 
     With `literal_blocks`, multi-line text is written as a `|` block and nothing as an alias: the
-    line breaks of a block are its layout, every other character of it is checked as any text is."""
-    for text in leaves(_lines_of(data) if literal_blocks else data, keys=True):
-        if isinstance(text, str) and printable(text) != text:
-            raise RlcatError(
-                [
-                    diag(
-                        "RLC405",
-                        f"{printable(text)!s} holds a hidden character or `##[`, which YAML output "
-                        "would show as it is",
-                        hint=hint,
-                    )
-                ]
-            )
+    line breaks of a block are its layout, every other character of it is checked as any text is.
+    A refusal names `file` (what the command was writing from) and the key the text sits at."""
+    hidden = _hidden_text(_lines_of(data) if literal_blocks else data)
+    if hidden is not None:
+        where, text = hidden
+        raise RlcatError(
+            [
+                diag(
+                    "RLC405",
+                    f"{printable(text)!s} holds a hidden character or `##[`, which YAML output "
+                    "would show as it is",
+                    hint=hint,
+                    file=file,
+                    key=dotted(where) or None,
+                )
+            ]
+        )
     body = yaml.dump(
         data,
         Dumper=_LiteralDumper if literal_blocks else _Dumper,
@@ -83,10 +92,28 @@ def yaml_document(
                     "RLC405",
                     f"{printable(forged[0].strip())} would begin a line with `::`, a CI workflow command",
                     hint=hint,
+                    file=file,
                 )
             ]
         )
     return "".join(comment_line(line) + "\n" for line in header) + str(body)
+
+
+def _hidden_text(data: Any) -> tuple[tuple[str | int, ...], str] | None:
+    """(where, text) of the first text, key or value, that printable would change, else None."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(((*where, i), v) for i, v in reversed(list(enumerate(item))))
+        elif isinstance(item, dict):
+            for key, value in reversed(list(item.items())):
+                if isinstance(key, str) and printable(key) != key:
+                    return (*where, key), key
+                stack.append(((*where, key), value))
+        elif isinstance(item, str) and printable(item) != item:
+            return where, item
+    return None
 
 
 def _lines_of(data: Any) -> Any:

@@ -7,13 +7,37 @@ JSON: the compile path must not import Hydra or OmegaConf.
 from __future__ import annotations
 
 import json
+import os
+import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 from rlcat.catalog import schemas_dir
-from rlcat.diagnostics import RlcatError, diag
+from rlcat.diagnostics import Diagnostic, RlcatError, diag
+from rlcat.files import read_text
+
+# A key index file is about 70 KB; the bound leaves room for releases with many more keys.
+MAX_INDEX_BYTES = 4 * 1024 * 1024
+# The grammar of an entry config's name (`ppo_trainer`, `one_step_off_ppo_megatron_trainer`): a name,
+# never a path, so `--config-name` in a script can only ever pick one of the indexes rlcat ships.
+CONFIG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,127}")
+
+
+def config_name_problem(name: str, **where: object) -> Diagnostic | None:
+    """RLC1115 when `name` (a script's `--config-name`, hydra.yaml's config_name) is not an entry
+    config's name by the CONFIG_NAME grammar (a path, `..`, an empty or overlong name), else None."""
+    if CONFIG_NAME.fullmatch(name):
+        return None
+    shown = name if len(name) <= 80 else name[:77] + "..."
+    return diag(
+        "RLC1115",
+        f"--config-name {shown!r} is not a config name: a name of letters, digits, '_' and '-', not a path",
+        hint="name one of verl's entry configs (ppo_trainer, ppo_megatron_trainer, ...); "
+        "rlcat checks keys only against the key indexes it ships",
+        **where,
+    )
 
 
 def index_dir(version: str) -> Path:
@@ -116,11 +140,13 @@ def manifest(version: str) -> dict[str, Any]:
 
 
 def _read_json(path: Path, version: str) -> Any:
+    if not os.path.lexists(path):
+        raise FileNotFoundError(path)  # a missing index, which the caller words
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise  # a missing file is a missing index, which the caller words
-    except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not JSON
+        return json.loads(read_text(path, path.name, limit=MAX_INDEX_BYTES))
+    except RlcatError as exc:  # not a regular file, too large, not UTF-8
+        raise _malformed(path, version, exc.diagnostics[0].message) from None
+    except ValueError as exc:  # not JSON
         raise _malformed(path, version, str(exc)) from None
 
 
@@ -143,9 +169,17 @@ def groups(version: str) -> dict[str, list[str]]:
 
 @cache
 def load_index(version: str, config_name: str, group_overrides: tuple[str, ...] = ()) -> KeyIndex:
-    """The index of one entry config (with group choices) of one release."""
-    path = index_dir(version) / index_file_name(config_name, group_overrides)
+    """The index of one entry config (with group choices) of one release: only one its manifest
+    lists (a config name is a name, never a path; see config_name_problem)."""
+    not_a_name = config_name_problem(config_name)
+    if not_a_name is not None:
+        raise RlcatError([not_a_name])
+    file = index_file_name(config_name, group_overrides)
+    listed = {entry.get("file") for entry in manifest(version).get("entries", []) if isinstance(entry, dict)}
+    path = index_dir(version) / file
     try:
+        if file not in listed:
+            raise FileNotFoundError(file)
         data = _read_json(path, version)
     except FileNotFoundError:
         choice = f" with {', '.join(group_overrides)}" if group_overrides else ""

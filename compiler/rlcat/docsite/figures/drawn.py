@@ -23,6 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rlcat.diagnostics import RlcatError
+from rlcat.files import read_text
+
 _FIGURE = re.compile(
     r'<figure class="rlc-figure" data-rlc-figure="([0-9a-f]{32})-([0-9a-f]{16})" markdown="0">\n'
     r"(<svg\b.*?</svg>)\n",
@@ -62,7 +65,10 @@ class Drawn:
         if self._docs is None or not self._docs.is_dir():
             return found
         for path in sorted(self._docs.rglob("*.md")):
-            text = path.read_text(encoding="utf-8")
+            try:  # a page as a build wrote it; anything else (a FIFO, a huge file) holds no figure
+                text = read_text(path, str(path))
+            except RlcatError:
+                continue
             if "data-rlc-figure" not in text:
                 continue
             for match in _FIGURE.finditer(text):
