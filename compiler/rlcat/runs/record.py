@@ -19,7 +19,7 @@ import yaml
 from rlcat.catalog import KIND_DIRS, display_path
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, printable
 from rlcat.emit.formats import override_key
-from rlcat.files import write_whole
+from rlcat.inside import write_files
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.results import Result
 from rlcat.model.validate import validate
@@ -224,10 +224,6 @@ def _hydra_overrides(run_dir: Path, plan: RecordedPlan) -> list[Diagnostic]:
 # --- writing into a catalog ---------------------------------------------------------------------
 
 
-def result_path(catalog_root: Path, name: str) -> Path:
-    return catalog_root / KIND_DIRS["result"] / f"{name}.yaml"
-
-
 def result_text(result: Result) -> str:
     """The result as a YAML entry file, with the schema line editors read."""
     data = result.model_dump(mode="json", by_alias=True, exclude_defaults=True)
@@ -235,12 +231,14 @@ def result_text(result: Result) -> str:
     return SCHEMA_LINE + "\n" + yaml_document(data)
 
 
-def write_result(result: Result, catalog_root: Path, *, force: bool = False) -> Path:
-    """Write the result into `catalog_root`/catalog/results/NAME.yaml, whole or not at all; a file
-    already there is replaced only with `force` (RLC1206). What is written is read back with the
-    catalog's own loader and must give the same result (a text no reader would read the same way
-    is never left in a catalog)."""
-    path = result_path(catalog_root, result.name)
+def write_result(result: Result, root: Path, catalog: str = ".", *, force: bool = False) -> Path:
+    """Write the result into CATALOG/catalog/results/NAME.yaml below the folder `root`, whole or not
+    at all, following no link below `root` (inside.write_files); a file already there is replaced
+    only with `force` (RLC1206). What is written is read back with the catalog's own loader and
+    must give the same result (a text no reader would read the same way is never left in a
+    catalog)."""
+    rel = Path(catalog, KIND_DIRS["result"], f"{result.name}.yaml").as_posix()
+    path = root / rel
     shown = display_path(path)
     if os.path.lexists(path) and not force:
         raise RlcatError(
@@ -255,7 +253,7 @@ def write_result(result: Result, catalog_root: Path, *, force: bool = False) -> 
         )
     text = result_text(result)
     _check_round_trip(text, result, shown)
-    write_whole(path, text, shown=display_path(path))
+    write_files(root, {rel: text}, overwrite=True)
     return path
 
 
