@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from rlcat.diagnostics import Diagnostic, Note, RlcatError, diag, has_errors, suggestion_hint
-from rlcat.inside import inside
+from rlcat.inside import inside, link_out
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 ENTRY_SUFFIXES = (".yaml", ".yml")  # `x.yml` is entry `x` exactly as `x.yaml` is
@@ -157,14 +157,8 @@ def _look(path: Path, boundary: str, real_folder: str | None = None) -> _Seen:
             real = os.path.realpath(path, strict=True)
         except OSError as exc:
             return _Seen("problem", is_link=True, problem=_broken_link(path, exc))
-        if not inside(real, boundary):
-            name = display_path(path)
-            problem = diag(
-                "RLC011",
-                f"{name} is a link to {os.readlink(path)}, outside the folder rlcat reads; not followed",
-                file=name,
-                hint=f"rlcat reads catalog and recipe files inside {boundary} only: copy the file in",
-            )
+        problem = link_out(path, boundary, display_path(path))
+        if problem is not None:
             return _Seen("problem", real, True, problem, maybe_folder=os.path.isdir(real))
         try:
             info = os.stat(real)

@@ -49,6 +49,22 @@ def link_leaves(path: str | Path, boundary_real: str) -> str | None:
     return None if inside(real, boundary_real) else real
 
 
+def link_out(path: Path, boundary_real: str, shown: str) -> Diagnostic | None:
+    """RLC011 when `path` is a link (or sits below one) whose target leaves `boundary_real` (a real
+    path), naming it as `shown`; None otherwise. The words of every such refusal: the catalog walk
+    (lookups, validate, lint) and the files of a run folder (`runs add`)."""
+    real = link_leaves(path, boundary_real)
+    if real is None:
+        return None
+    target = os.readlink(path) if os.path.islink(path) else real
+    return diag(
+        "RLC011",
+        f"{shown} is a link to {target}, outside the folder rlcat reads; not followed",
+        file=shown,
+        hint=f"rlcat reads files inside {boundary_real} only: copy the file in",
+    )
+
+
 def named_path_problem(root: Path, named: str) -> str | None:
     """Why the path `named`, written in a file of the folder `root` (the project file), reaches
     outside `root`, or None: an absolute path, a `..` that climbs out, or a link on the way (one

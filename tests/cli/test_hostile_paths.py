@@ -135,6 +135,35 @@ def test_schemas_export_never_writes_through_a_link(rlcat: Run, repo: Path) -> N
     assert _tree(outside) == set()
 
 
+# --- runs add reads inside the run folder ---------------------------------------------------------
+
+
+def test_runs_add_reads_no_metrics_file_outside_the_run_folder(rlcat: Run, repo: Path) -> None:
+    """A job writes its run folder; whoever records it must not record (or quote) their own files."""
+    outside = repo.parent.parent / "outside"
+    (outside / "creds.jsonl").write_text(
+        json.dumps({"step": 1, "data": {f"val-core/{SECRET}/reward/mean@1": 0.5}}) + f"\nkey = {SECRET}\n"
+    )
+    run_dir = _run_dir(rlcat, repo / "runs" / "one")
+    (run_dir / "metrics.jsonl").unlink()
+    (run_dir / "metrics.jsonl").symlink_to(outside / "creds.jsonl")
+    r = rlcat("runs", "add", str(run_dir), "--catalog", str(repo))
+    assert r.code == 2 and "Traceback" not in r.err, r.err
+    assert "metrics.jsonl RLC011 error: " in r.err and SECRET not in r.out + r.err, r.err
+    assert not (repo / "catalog" / "results").exists()
+
+
+def test_runs_add_compares_no_overrides_file_outside_the_run_folder(rlcat: Run, repo: Path) -> None:
+    outside = repo.parent.parent / "outside"
+    (outside / "overrides.yaml").write_text(f"- trainer.{SECRET}=1\n")
+    run_dir = _run_dir(rlcat, repo / "runs" / "one")
+    (run_dir / ".hydra").mkdir()
+    (run_dir / ".hydra" / "overrides.yaml").symlink_to(outside / "overrides.yaml")
+    r = rlcat("runs", "add", str(run_dir), "--catalog", str(repo))
+    assert r.code == 0, r.err
+    assert ".hydra/overrides.yaml RLC011 warning: " in r.err and SECRET not in r.out + r.err, r.err
+
+
 IMPORTED = (
     "--name", "hostile", "--",
     "python3", "-m", "verl.trainer.main_ppo", "actor_rollout_ref.model.path=/models/foo-7b",

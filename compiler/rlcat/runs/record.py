@@ -19,7 +19,7 @@ import yaml
 from rlcat.catalog import KIND_DIRS, display_path
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, printable
 from rlcat.emit.formats import override_key
-from rlcat.inside import write_files
+from rlcat.inside import link_out, write_files
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.results import Result
 from rlcat.model.validate import validate
@@ -63,6 +63,10 @@ def read_run(run_dir: Path, *, name: str | None = None, gpu: str | None = None) 
                 )
             ]
         )
+    # a run folder is the job's: a link out of it would record (and quote) a file of whoever records
+    outside = link_out(metrics_path, os.path.realpath(run_dir), display_path(metrics_path))
+    if outside is not None:
+        raise RlcatError([outside])
     metrics = read_metrics(metrics_path)
     found = [*plan.diagnostics, *metrics.diagnostics, *_hydra_overrides(run_dir, plan)]
     if metrics.records == 0:
@@ -196,6 +200,9 @@ def _hydra_overrides(run_dir: Path, plan: RecordedPlan) -> list[Diagnostic]:
     if not path.is_file():
         return []
     shown = display_path(path)
+    outside = link_out(path, os.path.realpath(run_dir), shown)
+    if outside is not None:
+        return [replace(outside, severity=Severity.WARNING)]
     try:  # a YAML list Hydra wrote, read with the catalog's loader and its limits
         launched = parse_value(read_text(path, shown), shown)
     except RlcatError as exc:
