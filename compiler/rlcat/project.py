@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from rlcat.catalog import builtin_root, user_roots
 from rlcat.diagnostics import RlcatError, Where, diag, dotted, printable
 from rlcat.guards.base import Allowance
-from rlcat.inside import named_path_problem
+from rlcat.inside import link_out, named_path_problem
 
 if TYPE_CHECKING:
     from rlcat.model.project import ProjectSettings
@@ -116,8 +116,13 @@ def _read_project(path: str) -> Project:
         import tomli as tomllib
 
     file = Path(path)
-    text = _read(file)
     shown = printable(str(file))
+    # the project's settings are the project's own: not a file elsewhere that a link names (whether a
+    # pyproject.toml holds [tool.rlcat] was read to find it; nothing of it is shown)
+    outside = link_out(file, os.path.realpath(file.parent), shown)
+    if outside is not None:
+        raise RlcatError([outside])
+    text = _read(file)
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

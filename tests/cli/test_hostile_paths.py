@@ -83,6 +83,29 @@ def test_a_project_file_naming_a_folder_outside_the_project_is_refused_where_it_
     assert _tree(outside) == set()
 
 
+@pytest.mark.parametrize("name", ["rlcat.toml", "pyproject.toml"])
+def test_a_project_file_linked_from_outside_the_project_is_refused(rlcat: Run, repo: Path, name: str) -> None:
+    outside = repo.parent.parent / "outside"
+    (outside / name).write_text(
+        f'[tool.rlcat]\nschemas = "{SECRET}"\n' if name == "pyproject.toml" else f'schemas = "{SECRET}"\n'
+    )
+    (repo / name).symlink_to(outside / name)
+    for args in (("config",), ("schemas", "export"), ("validate", "recipes")):
+        r = rlcat(*args)
+        assert r.code == 2 and "Traceback" not in r.err, (args, r.err)
+        assert r.err.startswith(f"{repo / name} RLC011 error: "), r.err
+        assert SECRET not in r.out + r.err
+    assert not (repo / SECRET).exists()
+
+
+def test_a_linked_pyproject_without_rlcats_table_is_passed_by(rlcat: Run, repo: Path) -> None:
+    outside = repo.parent.parent / "outside"
+    (outside / "pyproject.toml").write_text('[project]\nname = "dotfiles"\n')
+    (repo / "pyproject.toml").symlink_to(outside / "pyproject.toml")
+    r = rlcat("config")
+    assert r.code == 0, r.err
+
+
 def test_a_project_file_inside_the_project_still_reads(rlcat: Run, repo: Path) -> None:
     (repo / "rlcat.toml").write_text('catalog = ["sub/../."]\nschemas = "editor/./schemas"\n')
     r = rlcat("schemas", "export")
