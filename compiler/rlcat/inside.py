@@ -24,6 +24,10 @@ from pathlib import Path, PurePath, PurePosixPath
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.files import NotARegularFile, atomic_write, file_kind
 
+# How many folders deep a path a file names, or a file rlcat writes, may go below its folder: far
+# above any repository's, and below what a recursive walk of the path (pathlib's mkdir) can take.
+MAX_DEPTH = 64
+
 
 def inside(path: str, folder: str) -> bool:
     """Whether `path` is `folder` or under it (both absolute and normalised)."""
@@ -69,8 +73,12 @@ def named_path_problem(root: Path, named: str) -> str | None:
     """Why the path `named`, written in a file of the folder `root` (the project file), reaches
     outside `root`, or None: an absolute path, a `..` that climbs out, or a link on the way (one
     that exists now) that leads out."""
+    if "\0" in named:
+        return "the path holds a NUL character, which no file name can"
     if climbs_out(named):
         return f"'{named}' is outside the project: name a folder inside it, relative to the project file"
+    if len(Path(named).parts) > MAX_DEPTH:
+        return f"the path is more than {MAX_DEPTH} folders deep"
     root_real = os.path.realpath(root)
     real = os.path.realpath(os.path.join(root, named))  # links of the part that exists, resolved
     if not inside(real, root_real):
@@ -83,10 +91,15 @@ def write_blocker(root: Path, rel: str | PurePath, *, overwrite: bool = False) -
     stays below `root`; each folder on the way is a real folder (or not there yet: it is made), and
     the file is not there (or, with `overwrite`, a regular file) — a link is never followed, inside
     or out, and nothing is written over a folder, a FIFO or a device."""
+    if "\0" in str(rel):
+        return diag("RLC106", "the path holds a NUL character; nothing was written", file=repr(str(rel)))
     if climbs_out(rel):
         return diag("RLC106", f"{rel} is not inside {root}; nothing was written", file=str(root / rel))
     path = root
     parts = PurePosixPath(PurePath(rel).as_posix()).parts
+    if len(parts) > MAX_DEPTH:
+        problem = f"more than {MAX_DEPTH} folders deep; nothing was written"
+        return diag("RLC106", problem, file=str(root / rel))
     for depth, part in enumerate(parts, 1):
         path = path / part
         try:

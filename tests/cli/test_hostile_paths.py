@@ -106,6 +106,22 @@ def test_a_linked_pyproject_without_rlcats_table_is_passed_by(rlcat: Run, repo: 
     assert r.code == 0, r.err
 
 
+UNUSABLE_PATHS = {
+    "nul": ('schemas = "a\\u0000b"\n', "RLC011", "NUL character"),
+    "deep": ('schemas = "' + "a/" * 2000 + '"\n', "RLC011", "more than 64 folders deep"),
+    "name-too-long": ('schemas = "' + "x" * 300 + '"\n', "RLC106", "File name too long"),
+}
+
+
+@pytest.mark.parametrize("case", UNUSABLE_PATHS, ids=list(UNUSABLE_PATHS))
+def test_a_path_no_file_system_takes_is_a_diagnostic(rlcat: Run, repo: Path, case: str) -> None:
+    text, code, message = UNUSABLE_PATHS[case]
+    (repo / "rlcat.toml").write_text(text)
+    r = rlcat("schemas", "export")
+    assert r.code == 2 and "Traceback" not in r.err and "internal error" not in r.err, r.err
+    assert f" {code} error: " in r.err and message in r.err, r.err
+
+
 def test_a_project_file_inside_the_project_still_reads(rlcat: Run, repo: Path) -> None:
     (repo / "rlcat.toml").write_text('catalog = ["sub/../."]\nschemas = "editor/./schemas"\n')
     r = rlcat("schemas", "export")

@@ -94,7 +94,7 @@ def stale(folder: Path) -> list[tuple[str, str]]:
         path = folder / name
         try:
             info = os.lstat(path)
-        except FileNotFoundError:
+        except OSError:  # not there, or cannot be (a name too long): writing it says which
             found.append((name, "missing"))
             continue
         if not (stat.S_ISREG(info.st_mode) and _holds(path, text.encode("utf-8"), info.st_size)):
