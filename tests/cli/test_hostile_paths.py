@@ -6,7 +6,6 @@ diagnostic (file, line and key where there is one) with its exit code, never a t
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -286,11 +285,13 @@ def test_lint_reads_links_that_stay_inside(rlcat: Run, tmp_path: Path) -> None:
     assert re.search(r"\b2 files\b", rlcat("lint", str(scripts)).out)
 
 
-def test_validate_and_lint_refuse_a_link_out_with_one_rule(rlcat: Run, tmp_path: Path) -> None:
+def test_validate_and_lint_refuse_a_link_out_with_one_rule(
+    rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The same walk (catalog.collect_files): the same RLC011 wording for a YAML and a script link."""
     scripts = _scripts(tmp_path)
     (scripts / "leak.yaml").symlink_to(tmp_path / "home" / "creds.sh")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     linted = json.loads(rlcat("lint", "scripts", "--format", "json").out)["diagnostics"]
     validated = json.loads(rlcat("validate", "scripts", "--format", "json").out)["diagnostics"]
     lint_links = {d["message"] for d in linted if d["code"] == "RLC011"}
