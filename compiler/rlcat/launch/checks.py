@@ -142,7 +142,7 @@ def working_dir(folder: Path, excludes: Sequence[str]) -> list[Diagnostic]:
 @dataclass
 class Packed:
     """What Ray's upload would pack from a working_dir: (path relative to it, size) of each file,
-    and the links that stop the launch."""
+    and what stops the launch before anything is packed."""
 
     files: list[tuple[str, int]] = field(default_factory=list)
     problems: list[Diagnostic] = field(default_factory=list)  # links out, loops, a tree too large
