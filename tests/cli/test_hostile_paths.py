@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -283,6 +285,27 @@ def test_lint_reads_links_that_stay_inside(rlcat: Run, tmp_path: Path) -> None:
     data = json.loads(r.out)
     assert data["files"] == 2 and not [d for d in data["diagnostics"] if d["code"] == "RLC011"], r.out
     assert re.search(r"\b2 files\b", rlcat("lint", str(scripts)).out)
+
+
+def test_a_config_name_names_no_file_but_the_releases_key_indexes(tmp_path: Path) -> None:
+    """`--config-name` is a name: an absolute path or `../` to a planted index (no keys: nothing
+    flagged) or to /dev/zero is no key index rlcat reads (RLC1112: the overrides are not checked)."""
+    (tmp_path / "evil.json").write_text('{"keys": {}, "open": [], "groups": {}}')
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    climb = "../" * 40 + str(tmp_path).lstrip("/")
+    for config in (tmp_path / "evil", f"{climb}/evil", f"{climb}/zero"):
+        script = tmp_path / "run.sh"
+        script.write_text(f"python3 -m verl.trainer.main_ppo --config-name={config} bogus.key=1\n")
+        done = subprocess.run(
+            [sys.executable, "-m", "rlcat", "lint", str(script), "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+        [finding] = json.loads(done.stdout)["diagnostics"]
+        assert finding["code"] == "RLC1112" and "no key index" in finding["message"], finding
 
 
 def test_validate_and_lint_refuse_a_link_out_with_one_rule(

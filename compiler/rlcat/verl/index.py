@@ -115,6 +115,14 @@ def manifest(version: str) -> dict[str, Any]:
     return data
 
 
+def _listed_files(version: str) -> frozenset[str]:
+    """The index files the release's manifest (cached) lists (`rlcat dev verl-index` writes both)."""
+    entries = manifest(version).get("entries", [])
+    if not isinstance(entries, list):
+        return frozenset()
+    return frozenset(e["file"] for e in entries if isinstance(e, dict) and isinstance(e.get("file"), str))
+
+
 def _read_json(path: Path, version: str) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -143,9 +151,14 @@ def groups(version: str) -> dict[str, list[str]]:
 
 @cache
 def load_index(version: str, config_name: str, group_overrides: tuple[str, ...] = ()) -> KeyIndex:
-    """The index of one entry config (with group choices) of one release."""
-    path = index_dir(version) / index_file_name(config_name, group_overrides)
+    """The index of one entry config (with group choices) of one release: a file the release's
+    manifest lists, nothing else (a config name a script gives, `--config-name=/tmp/x` or
+    `../../x`, names no path rlcat reads; neither does a file planted beside the shipped ones)."""
+    name = index_file_name(config_name, group_overrides)
+    path = index_dir(version) / name
     try:
+        if name not in _listed_files(version):
+            raise FileNotFoundError(path)
         data = _read_json(path, version)
     except FileNotFoundError:
         choice = f" with {', '.join(group_overrides)}" if group_overrides else ""
