@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from rlcat.diagnostics import Diagnostic, Note, RlcatError, diag, has_errors, suggestion_hint
+from rlcat.inside import inside, link_out
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 ENTRY_SUFFIXES = (".yaml", ".yml")  # `x.yml` is entry `x` exactly as `x.yaml` is
@@ -80,14 +81,9 @@ def _display(path: str, cwd: str) -> str:
     parent_resolved = os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
     for candidate in (absolute, parent_resolved):
         for base in (str(builtin_root()), cwd):
-            if _inside(candidate, base):
+            if inside(candidate, base):
                 return Path(os.path.relpath(candidate, base)).as_posix()
     return path
-
-
-def _inside(path: str, folder: str) -> bool:
-    """Whether `path` is `folder` or under it (both absolute and normalised)."""
-    return os.path.commonpath([path, folder]) == folder
 
 
 Kind = Literal["recipe", "model", "dataset", "platform", "result"]
@@ -161,14 +157,8 @@ def _look(path: Path, boundary: str, real_folder: str | None = None) -> _Seen:
             real = os.path.realpath(path, strict=True)
         except OSError as exc:
             return _Seen("problem", is_link=True, problem=_broken_link(path, exc))
-        if not _inside(real, boundary):
-            name = display_path(path)
-            problem = diag(
-                "RLC011",
-                f"{name} is a link to {os.readlink(path)}, outside the folder rlcat reads; not followed",
-                file=name,
-                hint=f"rlcat reads catalog and recipe files inside {boundary} only: copy the file in",
-            )
+        problem = link_out(path, boundary, display_path(path))
+        if problem is not None:
             return _Seen("problem", real, True, problem, maybe_folder=os.path.isdir(real))
         try:
             info = os.stat(real)
@@ -210,9 +200,12 @@ def _broken_link(path: Path, exc: OSError) -> Diagnostic:
     return diag("RLC001", f"cannot follow the link {name} -> {target}: {exc.strerror or exc}", file=name)
 
 
-def walk_entries(start: Path, boundary: Path, *, folder_only: bool = False) -> Walk:
+def walk_entries(
+    start: Path, boundary: Path, *, folder_only: bool = False, suffixes: tuple[str, ...] = ENTRY_SUFFIXES
+) -> Walk:
     """The entry files at `start`: `start` itself when it is a file (any name: it was asked for by
-    name), else every `.yaml`/`.yml` file under it, recursively, in a stable order.
+    name), else every file under it whose name ends in one of `suffixes` (`.yaml`/`.yml`; `rlcat
+    lint` walks `.sh`), recursively, in a stable order.
 
     Hidden files and folders (a name starting with `.`) under `start` are skipped. A link is followed
     only when its target is inside `boundary` (the catalog root, or the folder being validated); a
@@ -245,8 +238,8 @@ def walk_entries(start: Path, boundary: Path, *, folder_only: bool = False) -> W
             visited.add(real)
         for child in _visible_children(folder, walk):
             seen = _look(child, boundary_real, real)
-            is_entry_name = child.name.endswith(ENTRY_SUFFIXES)
-            if seen.type == "folder" and seen.is_link and _inside(real, seen.real):
+            is_entry_name = child.name.endswith(suffixes)
+            if seen.type == "folder" and seen.is_link and inside(real, seen.real):
                 walk.problems.append(_loop(child))
             elif seen.type == "folder" and seen.is_link:
                 linked.append((child, seen.real))
@@ -261,6 +254,34 @@ def walk_entries(start: Path, boundary: Path, *, folder_only: bool = False) -> W
                 walk.problems.append(seen.problem)
     walk.files.sort()
     return walk
+
+
+def collect_files(
+    paths: Iterable[Path], catalog: Catalog | None, suffixes: tuple[str, ...] = ENTRY_SUFFIXES
+) -> tuple[list[Path], list[Diagnostic]]:
+    """The files a command was given to read (`rlcat validate`: entries; `rlcat lint`: `.sh`
+    scripts): each file named, and the files under each folder named (walk_entries, recursive), in
+    a stable order; and what is wrong on disk: missing paths, links out of the folder read, link
+    loops, unreadable files and folders, FIFOs and devices.
+
+    The folder read, which no link is followed out of, is the catalog root the path sits in (with a
+    `catalog`), else the folder given, or the folder a given file sits in."""
+    files: list[Path] = []
+    problems: list[Diagnostic] = []
+    for path in paths:
+        walk = walk_entries(path, _boundary(path, catalog), suffixes=suffixes)
+        files += walk.files
+        problems += walk.problems
+    return list(dict.fromkeys(files)), problems
+
+
+def _boundary(path: Path, catalog: Catalog | None) -> Path:
+    root = catalog.root_of(path) if catalog is not None else None
+    if root is not None:
+        return root
+    if os.path.isdir(path) and not os.path.islink(path):
+        return path
+    return Path(os.path.abspath(path)).parent
 
 
 def _visible_children(folder: Path, walk: Walk) -> list[Path]:
@@ -420,7 +441,7 @@ class Catalog:
                 (len(base), root, Path(os.path.relpath(absolute, base)).parts)
                 for root, bases in self._root_spellings
                 for base in bases
-                if _inside(absolute, base)
+                if inside(absolute, base)
             ]
             if below:
                 _, root, parts = max(below, key=lambda found: found[0])

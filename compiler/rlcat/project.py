@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rlcat.catalog import builtin_root, user_roots
-from rlcat.diagnostics import RlcatError, Where, diag, printable
+from rlcat.diagnostics import RlcatError, Where, diag, dotted, printable
 from rlcat.files import read_text
 from rlcat.guards.base import Allowance
+from rlcat.inside import link_out, named_path_problem
 
 if TYPE_CHECKING:
     from rlcat.model.project import ProjectSettings
@@ -115,8 +116,13 @@ def _read_project(path: str) -> Project:
         import tomli as tomllib
 
     file = Path(path)
-    text = _read(file)
     shown = printable(str(file))
+    # the project's settings are the project's own: not a file elsewhere that a link names (whether a
+    # pyproject.toml holds [tool.rlcat] was read to find it; nothing of it is shown)
+    outside = link_out(file, os.path.realpath(file.parent), shown)
+    if outside is not None:
+        raise RlcatError([outside])
+    text = _read(file)
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -146,8 +152,30 @@ def _read_project(path: str) -> Project:
 
     lines = _KeyLines(text.splitlines(), prefix, shown)
     settings = validate(ProjectSettings, table, lines.locate)
+    _refuse_paths_outside(file.parent, settings, lines)
     origins = {name: lines.line_of((name,)) or 1 for name in table}
     return Project(file, settings, origins)
+
+
+def _refuse_paths_outside(root: Path, settings: ProjectSettings, lines: _KeyLines) -> None:
+    """The folders the project file names stay inside the project (inside.named_path_problem):
+    commands read catalogs there and write schemas, recipes and results there. RLC011 at the file,
+    line and key of each one that does not."""
+    named: list[tuple[tuple[str | int, ...], str]] = [(("schemas",), settings.schemas)]
+    named += [(("catalog", i), folder) for i, folder in enumerate(settings.catalog)]
+    found = [
+        diag(
+            "RLC011",
+            printable(problem),
+            **lines.locate(path),
+            key=dotted(path),
+            hint="rlcat reads and writes inside the project only: move or copy the folder in",
+        )
+        for path, folder in named
+        if (problem := named_path_problem(root, folder)) is not None
+    ]
+    if found:
+        raise RlcatError(found)
 
 
 def _read(file: Path) -> str:

@@ -91,21 +91,28 @@ TRAINING = [{"step": s, "data": {"timing_s/step": 2.0, "perf/throughput": 3.0}} 
 # --- metrics files that never end ---------------------------------------------------------------
 
 
-NEVER_ENDING: dict[str, Callable[[Path], None]] = {
-    "fifo": os.mkfifo,
-    "link-to-dev-zero": lambda path: path.symlink_to("/dev/zero"),
+# each with the first rule that refuses it: the bounded reader (a regular file only), or the rule
+# that no link leads out of the run folder (inside.link_out)
+NEVER_ENDING: dict[str, tuple[Callable[[Path], None], str]] = {
+    "fifo": (os.mkfifo, "RLC012 error: not a regular file"),
+    "link-to-dev-zero": (
+        lambda path: path.symlink_to("/dev/zero"),
+        "RLC011 error: runs/one/metrics.jsonl is a link",
+    ),
 }
 
 
 @DEV_ZERO
-@pytest.mark.parametrize("make", NEVER_ENDING.values(), ids=NEVER_ENDING.keys())
-def test_runs_add_refuses_a_metrics_file_that_never_ends(run_dir: Path, make: Callable[[Path], None]) -> None:
+@pytest.mark.parametrize(("make", "refusal"), NEVER_ENDING.values(), ids=NEVER_ENDING.keys())
+def test_runs_add_refuses_a_metrics_file_that_never_ends(
+    run_dir: Path, make: Callable[[Path], None], refusal: str
+) -> None:
     """`runs add` read a metrics file linked to /dev/zero forever and waited forever on a FIFO."""
     make(run_dir / "metrics.jsonl")
     proc = rlcat_process("runs", "add", "runs/one", "--catalog", "team", cwd=run_dir.parent.parent)
     said = no_crash(proc)
     assert proc.returncode == ExitCode.INPUT, said
-    assert "runs/one/metrics.jsonl RLC012 error: not a regular file" in said, said
+    assert f"runs/one/metrics.jsonl {refusal}" in said, said
     assert not (run_dir.parent.parent / "team" / "catalog").exists()  # nothing recorded
 
 

@@ -386,7 +386,7 @@ def test_schemas_export_check_write_and_links(team: Path, rlcat: Run) -> None:
     r = rlcat("schemas", "export", str(team / "x"), "--check")
     assert r.code == 1 and "stale: " in r.out and f"rlcat schemas export {team / 'x'}" in r.err
     r = rlcat("schemas", "export", str(team / "x"))
-    assert r.code == 2 and "RLC106 error: this is a symbolic link, not a regular file" in r.err
+    assert r.code == 2 and "RLC106 error: a file goes here, and this is a symbolic link" in r.err
     assert outside.read_text() == "{}\n" and (team / "x" / "recipe.schema.json").is_symlink()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -481,6 +482,108 @@ def test_without_rays_client_a_local_working_dir_is_refused_before_anything_is_s
     remote = submit_token(rlcat, address, "--working-dir", "https://example.org/proj.zip")
     assert remote.code == 0, remote.err
     assert fake.submitted[-1]["runtime_env"]["working_dir"] == "https://example.org/proj.zip"
+
+
+# Ray's upload follows links, to files and to folders (ray/_private/runtime_env/packaging.py:
+# _dir_travel iterates a linked folder, ZipFile.write reads what a link names): the check sees what
+# the upload packs, and refuses a link out of the working dir before anything is sent.
+
+
+def _linked_out(tmp_path: Path) -> tuple[Path, Path]:
+    """A working dir whose links lead out of it: to credentials, to a folder holding more, and to a
+    200 MiB file (sparse: no disk used) that the size check used to skip."""
+    home = tmp_path / "home"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text("aws_secret_access_key = OUTSIDE-SECRET\n")
+    with (home / "model.dat").open("wb") as big:
+        big.truncate(200 * 2**20)
+    folder = project(tmp_path / "proj")
+    (folder / "creds").symlink_to(home / ".aws" / "credentials")
+    (folder / "dotaws").symlink_to(home / ".aws", target_is_directory=True)
+    (folder / "weights.dat").symlink_to(home / "model.dat")
+    return folder, home
+
+
+def test_a_link_out_of_the_working_dir_is_refused_before_anything_is_sent(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder, _ = _linked_out(tmp_path)
+    fake, address = fake_ray(["RUNNING"], token=TOKEN)
+    result = submit_token(rlcat, address, "--working-dir", str(folder))
+    assert result.code == 1 and "Traceback" not in result.err, result.err
+    for name in ("creds", "dotaws", "weights.dat"):
+        assert f"RLC011 error: {name} in the working_dir is a link to " in result.err, result.err
+    assert fake.packages == {} and fake.submitted == []
+    assert "OUTSIDE-SECRET" not in result.out + result.err
+    rendered = launch(rlcat, "--target", "ray-job", *AUTH, "--working-dir", str(folder))  # no --submit
+    assert rendered.code == 1 and rendered.out == "" and "RLC011" in rendered.err
+    # an excluded link is not packed, so not refused
+    excludes = ("--exclude", "creds", "--exclude", "dotaws", "--exclude", "*.dat")
+    kept = launch(rlcat, "--target", "ray-job", *AUTH, "--working-dir", str(folder), *excludes)
+    assert kept.code == 0, kept.err
+
+
+def test_the_size_check_counts_a_link_inside_as_the_upload_packs_it(rlcat: Run, tmp_path: Path) -> None:
+    folder = project(tmp_path / "proj")
+    (folder / "store").mkdir()
+    with (folder / "store" / "weights.dat").open("wb") as big:
+        big.truncate(101 * 2**20)
+    (folder / "current.bin.txt").symlink_to("store/weights.dat")  # packed under its own name
+    exclude = ("--exclude", "store")
+    result = launch(rlcat, "--target", "ray-job", *AUTH, "--working-dir", str(folder), *exclude)
+    assert result.code == 1 and "RLC1007" in result.err and "current.bin.txt (101 MiB)" in result.err, (
+        result.err
+    )
+
+
+def test_a_link_loop_in_the_working_dir_is_refused(rlcat: Run, tmp_path: Path) -> None:
+    folder = project(tmp_path / "proj")
+    (folder / "pkg" / "again").symlink_to("..", target_is_directory=True)
+    result = launch(rlcat, "--target", "ray-job", *AUTH, "--working-dir", str(folder))
+    assert result.code == 1 and "RLC011 error: link loop: pkg/again in the working_dir" in result.err
+
+
+def test_links_inside_that_fan_out_are_a_bounded_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rlcat.launch import checks
+
+    monkeypatch.setattr(checks, "MAX_PACKED_PATHS", 50)
+    folder = tmp_path / "proj"
+    (folder / "b").mkdir(parents=True)
+    for i in range(10):
+        (folder / "b" / f"f{i}.py").write_text("")
+        (folder / f"to-b-{i}").symlink_to("b", target_is_directory=True)  # 10 ways into b: 110 paths
+    [problem] = checks.working_dir(folder, ())
+    assert problem.code == "RLC1007" and "more than 50 paths" in problem.message
+
+
+def test_the_check_sees_the_files_rays_packaging_packs(tmp_path: Path) -> None:
+    """The oracle is Ray's own packing (the function its JobSubmissionClient upload calls): the
+    same files, under the same names, with the same sizes, links inside the folder included."""
+    packaging = pytest.importorskip("ray._private.runtime_env.packaging")
+    from rlcat.launch.base import DEFAULT_EXCLUDES
+    from rlcat.launch.checks import packed_files
+
+    folder = tmp_path / "proj"
+    (folder / "pkg" / "deep").mkdir(parents=True)
+    (folder / "pkg" / "deep" / "reward.py").write_text("def score(x):\n    return 1.0\n")
+    (folder / ".env.example").write_text("A=1\n")  # hidden files are packed
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config").write_text("[core]\n")  # excluded
+    (folder / "w.safetensors").write_bytes(b"\0" * 300)  # excluded
+    (folder / "run.sh").write_text("echo run\n")
+    (folder / "run-again.sh").symlink_to("run.sh")  # a file link inside: packed as a copy
+    (folder / "lib").symlink_to("pkg", target_is_directory=True)  # a folder link inside: walked again
+    os.mkfifo(folder / "pipe")  # neither a file nor a folder: passed by
+    found = packed_files(folder, DEFAULT_EXCLUDES)
+    assert found.problems == []
+    archive_path = tmp_path / "pkg.zip"
+    packaging._zip_files(str(folder), list(DEFAULT_EXCLUDES), str(archive_path), include_gitignore=False)
+    with zipfile.ZipFile(archive_path) as archive:
+        ray_files = {i.filename: i.file_size for i in archive.infolist() if not i.is_dir()}
+    assert dict(found.files) == ray_files
+    assert "lib/deep/reward.py" in ray_files and "run-again.sh" in ray_files
 
 
 @pytest.mark.parametrize("variable", ["RAY_ADDRESS", "RAY_API_SERVER_ADDRESS"])

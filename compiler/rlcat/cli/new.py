@@ -13,10 +13,10 @@ import typer
 from rlcat.catalog import ENTRY_SUFFIXES, Catalog
 from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt
-from rlcat.cli.init import write_new_files
 from rlcat.cli.report import catalog_for, print_escaped, write_output
 from rlcat.cli.schemas import DEFAULT_FOLDER
 from rlcat.diagnostics import RlcatError, diag, printable
+from rlcat.inside import write_files
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.project import Project, find_project
 from rlcat.resolve.extends import load_recipe_source
@@ -52,7 +52,8 @@ def new_cmd(
     if name == parent:
         raise RlcatError([diag("RLC203", "a recipe cannot extend itself", argument=f"--from {parent}")])
     project = find_project()
-    dest = output if output is not None else _recipes_folder(project) / f"{name}.yaml"
+    root, rel = _destination(name, output, project)
+    dest = root / rel
     if dest.stem != name or not dest.name.endswith(ENTRY_SUFFIXES):
         raise RlcatError(
             [
@@ -74,8 +75,8 @@ def new_cmd(
             exc.exit_code,
         ) from None
     schema = _schema_line(dest, project)
-    write_new_files(dest.parent, {dest.name: child_recipe(name, parent, source.data, schema)})
-    shown = printable(str(dest))
+    write_files(root, {rel: child_recipe(name, parent, source.data, schema)})
+    shown = printable(str(_relative(dest)))
     write_output(f"wrote: {shown} (extends {parent})\ncheck it: rlcat validate {shown}\n")
 
 
@@ -100,12 +101,17 @@ def _check_name(name: str, argument: str) -> None:
     )
 
 
-def _recipes_folder(project: Project | None) -> Path:
-    """recipes/ in the project's first catalog folder (the project folder by default), else in the
+def _destination(name: str, output: Path | None, project: Project | None) -> tuple[Path, str]:
+    """The folder the new file is written under and its path there (inside.write_files follows no
+    link below that folder): -o's folder and name; else recipes/NAME.yaml in the project's first
+    catalog folder, below the project's folder (the project folder by default); else in the
     working folder."""
+    if output is not None:
+        return output.parent, output.name
     if project is None or not project.catalog:
-        return Path("recipes")
-    return _relative(project.catalog[0] / "recipes")
+        return Path("."), f"recipes/{name}.yaml"
+    catalog = os.path.relpath(project.catalog[0], project.root)
+    return _relative(project.root), Path(catalog, "recipes", f"{name}.yaml").as_posix()
 
 
 def _relative(path: Path) -> Path:

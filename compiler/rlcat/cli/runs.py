@@ -39,13 +39,15 @@ runs_app = typer.Typer(
 app.add_typer(runs_app, name="runs")
 
 
-def record_root(catalog: list[Path] | None) -> Path:
-    """Where `runs add` records: the first --catalog folder, else the project's first catalog folder."""
+def record_root(catalog: list[Path] | None) -> tuple[Path, str]:
+    """Where `runs add` records: the first --catalog folder, else the project's first catalog folder
+    (as the project's folder and the catalog's path below it: nothing is written through a link
+    below the project's folder)."""
     if catalog:
-        return catalog[0]
+        return catalog[0], "."
     project = find_project()
     if project is not None and project.catalog:
-        return project.catalog[0]
+        return project.root, os.path.relpath(project.catalog[0], project.root)
     raise RlcatError(
         [
             diag(
@@ -87,7 +89,7 @@ def add_cmd(
     first and last validation scores, the median step time and throughput, the steps done, and
     the series. A half-written last line (a live run) is skipped with a note; bad lines are
     reported with their line numbers; an existing result is replaced only with --force."""
-    root = record_root(catalog)
+    root, catalog_folder = record_root(catalog)
     reading = read_run(run_dir, name=name, gpu=gpu)
     lookups = catalog_for(catalog)
     found = list(reading.diagnostics)
@@ -103,7 +105,7 @@ def add_cmd(
         )
     print_diagnostics(found)
     source = display_path(reading.plan.folder / PLAN_FILE)
-    path = write_result(reading.result, root, force=force, source=source)
+    path = write_result(reading.result, root, catalog_folder, force=force, source=source)
     figures = ", ".join(
         f"{s.metric} {scalar_text(s)}"
         for s in reading.result.metrics

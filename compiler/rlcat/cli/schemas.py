@@ -13,7 +13,8 @@ from rlcat.cli.app import app
 from rlcat.cli.report import print_escaped, write_output
 from rlcat.dev import schemas
 from rlcat.diagnostics import ExitCode, RlcatError, printable
-from rlcat.files import read_bytes, write_whole
+from rlcat.files import read_bytes
+from rlcat.inside import write_files
 from rlcat.project import find_project
 from rlcat.syntax.bash import shell_word
 
@@ -36,10 +37,16 @@ def schema_files() -> dict[str, str]:
     return {name: schemas.render(name) for name in schemas.SCHEMAS}
 
 
-def default_folder() -> Path:
-    """The project file's `schemas` folder, else ./schemas."""
+def export_place(folder: Path | None) -> tuple[Path, str]:
+    """Where the schemas go, as a folder and the path below it that is written following no link
+    (inside.write_files): the folder given; else the project file's `schemas`, below the project's
+    folder; else ./schemas."""
+    if folder is not None:
+        return folder, "."
     project = find_project()
-    return project.schemas if project is not None else DEFAULT_FOLDER
+    if project is None:
+        return Path("."), DEFAULT_FOLDER.as_posix()
+    return project.root, os.path.relpath(project.schemas, project.root)
 
 
 @schemas_app.command(
@@ -64,7 +71,8 @@ def export_cmd(
     folder, so that a recipe's `# yaml-language-server: $schema=...` line works in editors. Files that are up
     to date are left alone; with --check (in CI), nothing is written and a missing or stale file
     is exit 1."""
-    target = folder if folder is not None else default_folder()
+    root, below = export_place(folder)
+    target = root / below
     out_of_date = stale(target)
     if check:
         if out_of_date:
@@ -75,7 +83,7 @@ def export_cmd(
             print_escaped(f"run `{again}` to write them")
             raise typer.Exit(int(ExitCode.FINDINGS))
         return
-    write(target, [name for name, _ in out_of_date])
+    write(root, below, [name for name, _ in out_of_date])
     written = [f"wrote: {printable(_shown(target / name))}\n" for name, _ in out_of_date]
     write_output("".join(written) or f"up to date: {printable(_shown(target))}\n")
 
@@ -87,7 +95,7 @@ def stale(folder: Path) -> list[tuple[str, str]]:
         path = folder / name
         try:
             info = os.lstat(path)
-        except FileNotFoundError:
+        except OSError:  # not there, or cannot be (a name too long): writing it says which
             found.append((name, "missing"))
             continue
         if not (stat.S_ISREG(info.st_mode) and _holds(path, text.encode("utf-8"), info.st_size)):
@@ -105,13 +113,11 @@ def _holds(path: Path, data: bytes, size: int) -> bool:
         return False  # unreadable or not a regular file: writing it says why
 
 
-def write(folder: Path, names: list[str]) -> None:
-    """Write these schema files into `folder`, each whole; a path that is not a regular file (a
-    link, a folder) is refused with nothing written to it (RLC106, exit 2)."""
+def write(root: Path, below: str, names: list[str]) -> None:
+    """Write these schema files into the folder `below` under `root`, each whole; a path with a link
+    or a special file on the way (below `root`) is refused with nothing written (RLC106, exit 2)."""
     texts = schema_files()
-    for name in names:
-        path = folder / name
-        write_whole(path, texts[name], shown=_shown(path))
+    write_files(root, {Path(below, name).as_posix(): texts[name] for name in names}, overwrite=True)
 
 
 def _shown(path: Path) -> str:

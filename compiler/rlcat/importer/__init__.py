@@ -18,9 +18,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rlcat import inside
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
-from rlcat.files import write_whole
 from rlcat.importer.entries import place_entries
 from rlcat.importer.roundtrip import Report, prove, render_report, share
 from rlcat.importer.solve import Solution, Solver
@@ -90,8 +90,8 @@ MAX_FILE_NAME_BYTES = 255
 
 
 def write_files(imported: Imported, folder: Path, *, force: bool) -> list[Path]:
-    """Write every file whole (files.atomic_write); without `force`, refuse (RLC1306, exit 2)
-    before writing anything when one of them is there already."""
+    """Write every file whole (inside.write_files: nothing through a link below `folder`); without
+    `force`, refuse (RLC1306, exit 2) before writing anything when one of them is there already."""
     targets = [folder / rel for rel in imported.files]
     too_long = [p for p in targets if len(p.name.encode()) > MAX_FILE_NAME_BYTES]
     if too_long:  # refused before any file is written: an import is written whole or not at all
@@ -120,6 +120,6 @@ def write_files(imported: Imported, folder: Path, *, force: bool) -> list[Path]:
                 for p in there
             ]
         )
-    for path, rel in zip(targets, imported.files, strict=True):
-        write_whole(path, imported.files[rel])
-    return targets
+    # below the -o folder nothing is written through a link, nor over a folder or a special file
+    files = {rel.as_posix(): text for rel, text in imported.files.items()}
+    return inside.write_files(folder, files, overwrite=True)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Sequence
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlcat.diagnostics import Diagnostic, diag, printable
+from rlcat.inside import link_leaves
 from rlcat.launch.base import Launch
 from rlcat.launch.command import GpuPool
 from rlcat.launch.verl_ray_env import keys_verl_sets
@@ -16,6 +19,9 @@ from rlcat.launch.verl_ray_env import keys_verl_sets
 # Ray refuses a working_dir package above 100 MiB (ray/_private/runtime_env/packaging.py,
 # GCS_STORAGE_MAX_SIZE): the upload fails with HTTPRequestEntityTooLarge after zipping it all.
 WORKING_DIR_LIMIT = 100 * 1024 * 1024
+# The paths the working_dir check looks at, at most: links inside that fan out (a folder of links to
+# a folder of links...) make a tree Ray's upload would walk for ever; far above any project's.
+MAX_PACKED_PATHS = 200_000
 
 GPU_VISIBILITY = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
 # The NOSET variables the Ray job supervisor removes from the driver's runtime env when the job
@@ -108,11 +114,16 @@ def noset_survives(launch: Launch) -> list[Diagnostic]:
 
 def working_dir(folder: Path, excludes: Sequence[str]) -> list[Diagnostic]:
     """RLC1007: the working_dir must be a readable folder whose files, less `excludes`, stay under
-    Ray's 100 MiB package limit; the biggest files are named so they can be excluded."""
+    Ray's 100 MiB package limit; the biggest files are named so they can be excluded. RLC011: a
+    link in it that leads out of it (Ray's upload would pack what it names: a model, credentials),
+    or back into a folder it sits in (Ray's walk would never end)."""
     where = {"argument": f"--working-dir {folder}"}
     if not folder.is_dir():
         return [diag("RLC1007", "not a folder", **where)]
-    sizes = sorted(((size, path) for path, size in _files(folder, excludes)), reverse=True)
+    packed = packed_files(folder, excludes)
+    if packed.problems:
+        return packed.problems
+    sizes = sorted(((size, path) for path, size in packed.files), reverse=True)
     total = sum(size for size, _ in sizes)
     if total <= WORKING_DIR_LIMIT:
         return []
@@ -128,18 +139,82 @@ def working_dir(folder: Path, excludes: Sequence[str]) -> list[Diagnostic]:
     ]
 
 
-def _files(folder: Path, excludes: Sequence[str]) -> Iterable[tuple[str, int]]:
-    """(path relative to folder, size) of every regular file Ray would pack: links are not
-    followed, and a path matching an exclude pattern (gitignore-like: a name, a glob, or a
-    path from the folder) is skipped with everything under it."""
-    for root, dirs, files in os.walk(folder):
-        rel_root = os.path.relpath(root, folder)
-        dirs[:] = [d for d in dirs if not _excluded(os.path.normpath(os.path.join(rel_root, d)), excludes)]
-        for name in files:
-            rel = os.path.normpath(os.path.join(rel_root, name))
-            path = os.path.join(root, name)
-            if not os.path.islink(path) and not _excluded(rel, excludes):
-                yield rel, os.path.getsize(path)
+@dataclass
+class Packed:
+    """What Ray's upload would pack from a working_dir: (path relative to it, size) of each file,
+    and what stops the launch before anything is packed."""
+
+    files: list[tuple[str, int]] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)  # links out, loops, a tree too large
+
+
+def packed_files(folder: Path, excludes: Sequence[str]) -> Packed:
+    """The files Ray's upload packs, found as it finds them (ray/_private/runtime_env/packaging.py,
+    _dir_travel and _zip_files): links are followed, to files and to folders alike, and each path
+    is matched against the excludes as it is named inside the working_dir (gitignore-like: a name,
+    a glob, or a path from the folder; an excluded folder is skipped with everything under it).
+    Only regular files are packed (a FIFO or a device is passed by, as Ray does). A link out of
+    the folder, or into a folder it sits in, is RLC011 (inside.link_leaves), and not followed."""
+    packed = Packed()
+    top = os.path.realpath(folder)
+    shown = str(folder)
+    stack: list[tuple[Path, str, tuple[str, ...]]] = [(folder, "", (top,))]  # folder, rel, real chain
+    visited = 0
+    while stack:
+        current, rel_root, chain = stack.pop()
+        try:
+            names = sorted(os.listdir(current))
+        except OSError:
+            continue  # Ray's own walk fails on it and says so
+        visited += len(names)
+        if visited > MAX_PACKED_PATHS:  # links inside that fan out: Ray would pack it all, many times
+            packed.problems.append(
+                diag(
+                    "RLC1007",
+                    f"the working_dir names more than {MAX_PACKED_PATHS} paths (links followed, as "
+                    "Ray's upload follows them)",
+                    argument=f"--working-dir {shown}",
+                    hint="exclude what the job does not need with --exclude PATTERN",
+                )
+            )
+            break
+        for name in names:
+            rel = os.path.join(rel_root, name) if rel_root else name
+            path = current / name
+            if _excluded(rel, excludes):
+                continue
+            if os.path.islink(path) and link_leaves(path, top) is not None:
+                packed.problems.append(_link_problem(shown, rel, os.readlink(path), loop=False))
+                continue
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue  # a dangling link or a loop: Ray's walk passes it by
+            if stat.S_ISDIR(info.st_mode):
+                real = os.path.realpath(path)
+                if real in chain and os.path.islink(path):
+                    packed.problems.append(_link_problem(shown, rel, os.readlink(path), loop=True))
+                else:
+                    stack.append((path, rel, (*chain, real)))
+            elif stat.S_ISREG(info.st_mode):
+                packed.files.append((rel, info.st_size))
+    return packed
+
+
+def _link_problem(folder: str, rel: str, target: str, *, loop: bool) -> Diagnostic:
+    what = (
+        "a folder it sits in: Ray's upload would walk it without end"
+        if loop
+        else ("outside it: Ray's upload would pack what it names; not uploaded")
+    )
+    return diag(
+        "RLC011",
+        printable(f"{'link loop: ' if loop else ''}{rel} in the working_dir is a link to {target}, {what}"),
+        argument=f"--working-dir {folder}",
+        hint="remove the link, or --exclude it"
+        if loop
+        else "copy what the job needs into the working_dir, remove the link, or --exclude it",
+    )
 
 
 def _excluded(rel: str, excludes: Sequence[str]) -> bool:

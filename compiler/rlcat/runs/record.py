@@ -19,7 +19,8 @@ import yaml
 from rlcat.catalog import KIND_DIRS, display_path
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, printable
 from rlcat.emit.formats import override_key
-from rlcat.files import read_text, write_whole
+from rlcat.files import read_text
+from rlcat.inside import link_out, write_files
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.results import Result
 from rlcat.model.validate import validate
@@ -62,6 +63,10 @@ def read_run(run_dir: Path, *, name: str | None = None, gpu: str | None = None) 
                 )
             ]
         )
+    # a run folder is the job's: a link out of it would record (and quote) a file of whoever records
+    outside = link_out(metrics_path, os.path.realpath(run_dir), display_path(metrics_path))
+    if outside is not None:
+        raise RlcatError([outside])
     metrics = read_metrics(metrics_path)
     found = [*plan.diagnostics, *metrics.diagnostics, *_hydra_overrides(run_dir, plan)]
     if metrics.records == 0:
@@ -195,6 +200,9 @@ def _hydra_overrides(run_dir: Path, plan: RecordedPlan) -> list[Diagnostic]:
     if not path.is_file():
         return []
     shown = display_path(path)
+    outside = link_out(path, os.path.realpath(run_dir), shown)
+    if outside is not None:
+        return [replace(outside, severity=Severity.WARNING)]
     try:  # a YAML list Hydra wrote, read with the catalog's loader and its limits
         launched = parse_value(read_text(path, shown), shown)
     except RlcatError as exc:
@@ -223,10 +231,6 @@ def _hydra_overrides(run_dir: Path, plan: RecordedPlan) -> list[Diagnostic]:
 # --- writing into a catalog ---------------------------------------------------------------------
 
 
-def result_path(catalog_root: Path, name: str) -> Path:
-    return catalog_root / KIND_DIRS["result"] / f"{name}.yaml"
-
-
 # What `runs add` suggests when the run holds text no YAML file can show as it is.
 _UNSHOWABLE_HINT = (
     "the run folder's plan.json (or --gpu) holds it: correct it there, or compile the run again with "
@@ -243,13 +247,15 @@ def result_text(result: Result, source: str | None = None) -> str:
 
 
 def write_result(
-    result: Result, catalog_root: Path, *, force: bool = False, source: str | None = None
+    result: Result, root: Path, catalog: str = ".", *, force: bool = False, source: str | None = None
 ) -> Path:
-    """Write the result into `catalog_root`/catalog/results/NAME.yaml, whole or not at all; a file
-    already there is replaced only with `force` (RLC1206). What is written is read back with the
-    catalog's own loader and must give the same result (a text no reader would read the same way
-    is never left in a catalog). `source` names the run's plan.json in a refusal."""
-    path = result_path(catalog_root, result.name)
+    """Write the result into CATALOG/catalog/results/NAME.yaml below the folder `root`, whole or not
+    at all, following no link below `root` (inside.write_files); a file already there is replaced
+    only with `force` (RLC1206). What is written is read back with the catalog's own loader and
+    must give the same result (a text no reader would read the same way is never left in a
+    catalog). `source` names the run's plan.json in a refusal."""
+    rel = Path(catalog, KIND_DIRS["result"], f"{result.name}.yaml").as_posix()
+    path = root / rel
     shown = display_path(path)
     if os.path.lexists(path) and not force:
         raise RlcatError(
@@ -264,7 +270,7 @@ def write_result(
         )
     text = result_text(result, source)
     _check_round_trip(text, result, shown)
-    write_whole(path, text, shown=display_path(path))
+    write_files(root, {rel: text}, overwrite=True)
     return path
 
 

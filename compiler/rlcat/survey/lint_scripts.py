@@ -21,7 +21,6 @@ Guards that need what only a recipe says are skipped (SKIPPED_GUARDS).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
+from rlcat.catalog import collect_files
 from rlcat.diagnostics import (
     UNREADABLE_FILES,
     Diagnostic,
@@ -110,19 +110,12 @@ def check_release(version: str) -> str:
     return require_release(version, argument=f"--verl {version}", hint=f"--verl {newest_release()}")
 
 
-def script_files(paths: Iterable[Path]) -> list[Path]:
+def script_files(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:
     """The scripts to lint: each file given, and the `*.sh` files under each folder (recursive, in
-    name order, links to folders not followed). A path that is missing or not a regular file is kept:
-    the reader says what it is."""
-    found: list[Path] = []
-    for path in paths:
-        if not path.is_dir():
-            found.append(path)
-            continue
-        for folder, folders, files in os.walk(path):
-            folders.sort()
-            found += [Path(folder) / name for name in sorted(files) if name.endswith(SCRIPT_SUFFIX)]
-    return list(dict.fromkeys(found))
+    name order, hidden files and folders skipped), with what is wrong on disk. The walk is
+    validate's (catalog.collect_files): a link is followed only while it stays inside the folder
+    given (or the folder of a file given), so nothing outside it is read or quoted (RLC011)."""
+    return collect_files(paths, None, (SCRIPT_SUFFIX,))
 
 
 def lint_paths(
@@ -134,8 +127,8 @@ def lint_paths(
 ) -> LintReport:
     """Lint every script under `paths` against verl `version` (the platform's, when `profile` is
     given); never raises for problems in the scripts."""
-    files = script_files(paths)
-    report = LintReport(files=len(files))
+    files, problems = script_files(paths)
+    report = LintReport(files=len(files), diagnostics=problems)
     for path in files:
         reading = read_script(path, env=env or {})
         report.diagnostics += lint_reading(reading, version, profile, only_launches)

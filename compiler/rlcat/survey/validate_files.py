@@ -7,14 +7,13 @@ compile on every platform the recipe targets (guards and key-index checks includ
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from rlcat.catalog import Catalog, Kind, display_path, walk_entries
+from rlcat.catalog import Catalog, Kind, collect_files, display_path
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.compile.result_checks import result_problems
 from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag
@@ -55,27 +54,10 @@ class Report:
 
 
 def collect(paths: Iterable[Path], catalog: Catalog) -> tuple[list[Path], list[Diagnostic]]:
-    """The entry files under the given files and folders (recursive), and what is wrong on disk:
-    missing paths, links out of the catalog root (or, outside any root, the folder given), link
-    loops, unreadable files and folders, FIFOs and devices. The catalog's lookups walk the same way."""
-    files: list[Path] = []
-    problems: list[Diagnostic] = []
-    for path in paths:
-        walk = walk_entries(path, _boundary(path, catalog))
-        files += walk.files
-        problems += walk.problems
-    return list(dict.fromkeys(files)), problems
-
-
-def _boundary(path: Path, catalog: Catalog) -> Path:
-    """Where links under `path` may lead: the catalog root it sits in, else the folder given (or
-    the folder a given file sits in)."""
-    root = catalog.root_of(path)
-    if root is not None:
-        return root
-    if os.path.isdir(path) and not os.path.islink(path):
-        return path
-    return Path(os.path.abspath(path)).parent
+    """The entry files under the given files and folders (catalog.collect_files: links followed
+    only inside the catalog root, or outside any root the folder given), and what is wrong on
+    disk. The catalog's lookups walk the same way."""
+    return collect_files(paths, catalog)
 
 
 def validate_paths(

@@ -139,6 +139,14 @@ def manifest(version: str) -> dict[str, Any]:
     return data
 
 
+def _listed_files(version: str) -> frozenset[str]:
+    """The index files the release's manifest (cached) lists (`rlcat dev verl-index` writes both)."""
+    entries = manifest(version).get("entries", [])
+    if not isinstance(entries, list):
+        return frozenset()
+    return frozenset(e["file"] for e in entries if isinstance(e, dict) and isinstance(e.get("file"), str))
+
+
 def _read_json(path: Path, version: str) -> Any:
     if not os.path.lexists(path):
         raise FileNotFoundError(path)  # a missing index, which the caller words
@@ -169,16 +177,16 @@ def groups(version: str) -> dict[str, list[str]]:
 
 @cache
 def load_index(version: str, config_name: str, group_overrides: tuple[str, ...] = ()) -> KeyIndex:
-    """The index of one entry config (with group choices) of one release: only one its manifest
-    lists (a config name is a name, never a path; see config_name_problem)."""
+    """The index of one entry config (with group choices) of one release: a file the release's
+    manifest lists, nothing else (a config name is a name of Hydra's grammar, never a path, see
+    config_name_problem; a file planted beside the shipped ones is never read)."""
     not_a_name = config_name_problem(config_name)
     if not_a_name is not None:
         raise RlcatError([not_a_name])
     file = index_file_name(config_name, group_overrides)
-    listed = {entry.get("file") for entry in manifest(version).get("entries", []) if isinstance(entry, dict)}
     path = index_dir(version) / file
     try:
-        if file not in listed:
+        if file not in _listed_files(version):
             raise FileNotFoundError(file)
         data = _read_json(path, version)
     except FileNotFoundError:
