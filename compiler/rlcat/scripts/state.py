@@ -45,10 +45,8 @@ def unknown_text(shown: str, why: str | None = None) -> Text:
 
 def joined(parts: list[Text], separator: str = "") -> Text:
     value = separator.join(p.value for p in parts)
-    unknown: tuple[str, ...] = ()
-    for part in parts:
-        unknown = _union(unknown, part.unknown)
-    return Text(value, unknown)
+    unknown = dict.fromkeys(why for part in parts for why in part.unknown)  # in order, each once
+    return Text(value, tuple(unknown))
 
 
 def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
