@@ -207,6 +207,25 @@ def test_hostile_values_are_written_escaped(rlcat: Rlcat, tmp_path: Path) -> Non
         assert "RLC405" in result.err
 
 
+def test_a_value_only_running_would_tell_differs(rlcat: Rlcat, tmp_path: Path) -> None:
+    """`$(date …)` reaches verl as the date; the recipe can only write the text, so the report says
+    `differs` with the reason (docs/import.md), for a key and for the environment alike. A `$HOME`
+    path stays `same`: the recipe leaves it to `${oc.env:HOME}`, resolved where the shell would."""
+    source = tmp_path / "run.sh"
+    source.write_text(
+        "export RUN_ID=$(date +%s)\n"
+        "python3 -m verl.trainer.main_ppo data.train_batch_size=64 "
+        "data.train_files=$HOME/data/train.parquet trainer.default_local_dir=/ckpt/$(date +%Y%m%d)\n"
+    )
+    result = rlcat("import", str(source), "-o", str(tmp_path / "out"))
+    assert "Traceback" not in result.err and "UNEXPLAINED" not in result.out, result.out
+    why = "(only known by running the script: kept as written)"
+    assert "differs line 2: trainer.default_local_dir: source /ckpt/$(date +%Y%m%d), " in result.out
+    assert f"differs line 2: env RUN_ID: source $(date +%s), recipe $(date +%s) {why}" in result.out
+    assert "same    line 2: data.train_files=$HOME/data/train.parquet  [dataset]" in result.out
+    assert result.out.count(why) == 2, result.out
+
+
 def test_the_importer_names_no_verl_key() -> None:
     """Which field sets which verl key is learnt from the lowering (Origin.field), never listed:
     fields added to the schema flow into the import untouched."""

@@ -40,6 +40,7 @@ class SourceSetting:
     line: int | None
     col: int | None
     known: bool = True  # False: part of the text is only known by running something
+    unknown: tuple[str, ...] = ()  # those parts, as written (`$(date +%Y)`, `$HOME`)
 
     def where(self) -> str:
         return f"line {self.line}" if self.line is not None else "the source"
@@ -56,6 +57,7 @@ class SourceRun:
     settings: dict[str, SourceSetting] = field(default_factory=dict)  # by key; the last one wins
     groups: dict[str, SourceSetting] = field(default_factory=dict)  # config-group choices
     env: dict[str, str] = field(default_factory=dict)
+    env_unknown: frozenset[str] = frozenset()  # names whose value only running the script would tell
     line: int | None = None  # where the launch command starts
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
@@ -123,8 +125,17 @@ def _from_reading(reading: ScriptReading, kind: SourceKind, groups: Sequence[str
             )
         )
     for override in launch.overrides:
-        _add(run, override.text, override.line, override.col, known=override.known, groups=groups)
+        _add(
+            run,
+            override.text,
+            override.line,
+            override.col,
+            known=override.known,
+            unknown=override.unknown,
+            groups=groups,
+        )
     run.env = dict(launch.env)
+    run.env_unknown = frozenset(launch.env_unknown)
     return run
 
 
@@ -185,7 +196,14 @@ def _hydra_config_name(path: Path) -> str | None:
 
 
 def _add(
-    run: SourceRun, text: str, line: int | None, col: int | None, *, known: bool, groups: Sequence[str]
+    run: SourceRun,
+    text: str,
+    line: int | None,
+    col: int | None,
+    *,
+    known: bool,
+    groups: Sequence[str],
+    unknown: tuple[str, ...] = (),
 ) -> None:
     prefix = next((p for p in _PREFIXES if text.startswith(p)), "")
     key, sep, raw = text[len(prefix) :].partition("=")
@@ -218,7 +236,7 @@ def _add(
                 )
                 return
             value = raw  # only running the script would tell it (`$(date)`): kept as written
-    setting = SourceSetting(key, prefix, value, text, line, col, known)
+    setting = SourceSetting(key, prefix, value, text, line, col, known, unknown)
     table = run.groups if "." not in key and key.split("@", 1)[0] in groups and not prefix else run.settings
     earlier = table.pop(key, None)
     if earlier is not None:

@@ -28,6 +28,7 @@ class Override:
     line: int  # where the script wrote it (the array element, for "${ARR[@]}"), 1-based
     col: int  # 1-based, in characters
     known: bool = True  # False: part of the text is only known by running something (shown as written)
+    unknown: tuple[str, ...] = ()  # those parts, as written (`$(date +%Y)`, `$HOME`)
 
     # cached: the checks ask an override for its prefix and key many times over
     @cached_property
@@ -88,6 +89,7 @@ class Launch:
     overrides: tuple[Override, ...]
     env: Mapping[str, str]  # what the script exports, and `VAR=x cmd` / `env VAR=x` for this command
     env_unset: tuple[str, ...] = ()  # exported names the script or `env -u` removed
+    env_unknown: tuple[str, ...] = ()  # names in `env` whose value is only known by running something
     assumptions: tuple[Assumption, ...] = ()  # undecidable conditions on the way to this launch
     cut: Cut | None = None
     unknown: tuple[str, ...] = ()  # what is only known by running it, as written (`$(date +%Y)`)
