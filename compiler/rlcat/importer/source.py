@@ -17,6 +17,8 @@ from typing import Any, Literal
 import yaml
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
+from rlcat.read.document import compose_yaml
+from rlcat.read.nodes import Builder
 from rlcat.read.regular_files import read_text
 from rlcat.scripts import Launch, ScriptReading, read_script
 from rlcat.scripts import read_text as read_script_text
@@ -145,18 +147,18 @@ def _config_name(launch: Launch) -> str | None:
 
 def _from_overrides_yaml(path: Path, shown: str, groups: Sequence[str]) -> SourceRun:
     """Hydra's `.hydra/overrides.yaml`: a YAML list of the override strings the run was given. The
-    entry config is read from `hydra.yaml` beside it when it is there (hydra.job.config_name)."""
+    entry config is read from `hydra.yaml` beside it when it is there (hydra.job.config_name).
+
+    Read as every YAML file rlcat reads (read.document): what aliases expand to is bounded (RLC007 at
+    the alias), and each distinct override is parsed once however often aliases repeat it (Hydra
+    writes none; a file with thousands of them took half a minute)."""
     text = read_text(path, shown)
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise RlcatError([diag("RLC002", str(exc).splitlines()[0], file=shown, line=line)]) from None
-    items = root.value if isinstance(root, yaml.SequenceNode) else None
-    if items is None or not all(
-        isinstance(n, yaml.ScalarNode) and n.tag == "tag:yaml.org,2002:str" for n in items
-    ):
+    root, lines = compose_yaml(text, shown)
+    builder = Builder(shown, text, lines)
+    items = builder.build(root, (), 0) if root is not None else None
+    if builder.errors:
+        raise RlcatError(builder.errors)
+    if not isinstance(items, list) or not all(type(item) is str for item in items):
         raise RlcatError(
             [
                 diag(
@@ -172,15 +174,10 @@ def _from_overrides_yaml(path: Path, shown: str, groups: Sequence[str]) -> Sourc
     config_name = _hydra_config_name(path.parent / "hydra.yaml")
     entrypoint = next((e for e, c in ENTRY_CONFIGS.items() if c == config_name), None)
     run = SourceRun(shown, "overrides", entrypoint, config_name, line=1)
-    for node in items:
-        _add(
-            run,
-            str(node.value),
-            node.start_mark.line + 1,
-            node.start_mark.column + 1,
-            known=True,
-            groups=groups,
-        )
+    values: dict[str, Any] = {}
+    for index, item in enumerate(items):
+        line, col = builder.positions.get((index,), (None, None))
+        _add(run, item, line, col, known=True, groups=groups, values=values)
     return run
 
 
@@ -204,7 +201,10 @@ def _add(
     known: bool,
     groups: Sequence[str],
     unknown: tuple[str, ...] = (),
+    values: dict[str, Any] | None = None,
 ) -> None:
+    """Add one override to `run`; `values` keeps each override's value by its text, so that one
+    repeated (by YAML aliases) is parsed once."""
     prefix = next((p for p in _PREFIXES if text.startswith(p)), "")
     key, sep, raw = text[len(prefix) :].partition("=")
     where = {"file": run.file, "line": line, "col": col}
@@ -220,9 +220,13 @@ def _add(
         )
         return
     value: Any = None
-    if sep:
+    if sep and values is not None and text in values:
+        value = values[text]
+    elif sep:
         try:
             value = parse_hydra_value(raw)
+            if values is not None:
+                values[text] = value
         except HydraValueError as exc:
             if known:
                 run.diagnostics.append(
