@@ -32,7 +32,7 @@ from rlcat.scripts.state import (
     merge,
     unknown_text,
 )
-from rlcat.scripts.words import MAX_FIELDS, Expander, RawCommand, RawWord, glued, raw_commands
+from rlcat.scripts.words import FIELD_WORK, MAX_FIELDS, Expander, RawCommand, RawWord, glued, raw_commands
 
 MAX_PATHS = 64  # worlds alive at once; more undecidable branches are read on one side only
 MAX_STEPS = 200_000  # statements evaluated over all paths
@@ -637,7 +637,8 @@ class Evaluator(Expander):
             if (text := world.scalar(name)) is not None
             and (name not in self.caller or text != self.caller[name].text)
         )  # what the script adds to the caller's environment or changes in it
-        unset = tuple(sorted(n for n in world.touched if n not in world.vars and n in self.caller_env))
+        self.spend(FIELD_WORK * (len(env) + len(argv) + len(prefix)), raw.start)  # a copy per command
+        unset = tuple(sorted(n for n in self.caller_env if n in world.touched and n not in world.vars))
         self.runs.append(
             CommandRun(
                 argv=tuple(argv),

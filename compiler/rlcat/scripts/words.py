@@ -927,12 +927,13 @@ def _brace_expand(tokens: list[Token], budget: _BraceBudget) -> list[list[Token]
             continue
         results: list[list[Token]] = []
         for alternative in alternatives:
+            variant = tokens[:start] + alternative + tokens[end + 1 :]
             budget.words += 1
-            budget.tokens += len(tokens)
+            budget.tokens += len(variant)
             if budget.words > MAX_BRACE_WORDS or budget.tokens > MAX_BRACE_TOKENS:
                 budget.cut = True
                 break
-            results.extend(_brace_expand(tokens[:start] + alternative + tokens[end + 1 :], budget))
+            results.extend(_brace_expand(variant, budget))
         return results
     return [tokens]
 
