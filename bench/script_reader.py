@@ -14,7 +14,8 @@ t(2n) <= 2 t(n) + 10 ms for each doubling of each case. The cases are the shapes
 super-linear: a near-miss pattern in `${x##…}` (a backtracking regular expression: 34 s for a
 64-character pattern), `${x//a/bc}` (each position tried against every end: 130 s for 16 KiB), the
 same pattern in `case`, a pattern that doubles over a fixed text, many copies of a value, an array
-of many words (one copy of the array per element), and brace words. A pattern's cost is the text's
+of many words (one copy of the array per element), brace words, and a value of many `$(…)` split
+into words (each blank tested against every unknown part). A pattern's cost is the text's
 length times the pattern's, so the text and the pattern double in separate cases; what both together
 may cost is bounded by the reader's MAX_WORK (a script past it is refused, RLC007).
 
@@ -63,6 +64,10 @@ def _array(n: int) -> str:
     return "a=(" + " ".join(f"w{i}" for i in range(n)) + ")\ny=${#a[@]}\n" + LAUNCH
 
 
+def _unknown_parts(n: int) -> str:
+    return 'x="' + "a.b=$(date) " * n + '"\npython3 -m verl.trainer.main_ppo $x\n'
+
+
 def _braces(n: int) -> str:
     return "y=1\necho pre{" + ",".join(str(i) for i in range(n)) + "}post\n" + LAUNCH
 
@@ -76,9 +81,10 @@ CASES: dict[str, tuple[Callable[[int], str], int]] = {
     "${x##*a…*b}, pattern n": (_pattern, 512),
     "${x//a/bc}, text n": (_replace("${x//a/bc}"), 8192),
     "${x//?×32b/c}, text n": (_replace("${x//" + "?" * 32 + "b/c}"), 8192),
-    "n copies of 2 KiB": (_copies, 1000),
+    "n copies of 2 KiB": (_copies, 500),
     "array of n words": (_array, 2500),
     "brace of n words": (_braces, 256),
+    "$x of n unknown parts": (_unknown_parts, 500),
 }
 
 

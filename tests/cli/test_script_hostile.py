@@ -123,6 +123,20 @@ def test_replacing_in_sixteen_kib_is_read_as_bash_reads_it(operation: str) -> No
     assert found["overrides"] == [[f"a.b={bash_prints(lines)}", True]]
 
 
+@pytest.mark.parametrize(("distinct", "count", "uses"), [(False, 7000, 24), (True, 4500, 40)],
+                         ids=["one part", "distinct parts"])  # fmt: skip
+def test_a_value_of_many_unknown_parts_is_split_in_one_pass(distinct: bool, count: int, uses: int) -> None:
+    """`X="b $(c) …"` (60 KB), then `echo $X` again and again: each blank was tested against every
+    unknown part, and the parts of the value merged pairwise (3 s a use). One part repeated splits
+    at its known blanks (RLC1102 says so at each use); past state.MAX_UNKNOWN distinct parts, where
+    the words fall is not guessed and the value stays one word."""
+    parts = "".join(f"b $(c{i if distinct else ''}) " for i in range(count))
+    found = read(f'X="{parts}"\n' + "echo $X\n" * uses + f"{LAUNCH} a.b=1\n")
+    assert found["overrides"] == [["a.b=1", True]]
+    split_around = sorted(line for code, _, line, _ in found["diagnostics"] if code == "RLC1102")
+    assert split_around == ([] if distinct else list(range(2, uses + 2)))
+
+
 BIG = "v" * (MAX_TEXT - 100)
 
 

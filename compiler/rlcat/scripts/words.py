@@ -792,26 +792,36 @@ def _known_split(text: Text) -> list[Text] | None:
     the running script knows (each shown as written in the value) do not split: such a part stays
     whole, in one word that is unknown. None when an unknown part is not found in the value (only
     its reason is kept): where its words fall is not known, and the value stays one word."""
-    unknown_spans: list[tuple[int, int, str]] = []
+    value = text.value
+    spans: list[tuple[int, int, str]] = []  # where each unknown part is (state.MAX_UNKNOWN parts at most)
     for part in text.unknown:
-        spans = [(m.start(), m.end(), part) for m in re.finditer(re.escape(part), text.value)]
-        if not spans:
+        found = [(m.start(), m.end(), part) for m in re.finditer(re.escape(part), value)]
+        if not found:
             return None
-        unknown_spans += spans
-    chunks: list[Text] = []
-    start = 0
-    for blank in _IFS.finditer(text.value):
-        if any(s < blank.end() and blank.start() < e for s, e, _ in unknown_spans):
+        spans += found
+    spans.sort()
+    bounds: list[tuple[int, int]] = []
+    start = reach = following = 0  # reach: the furthest end of the spans that start before a blank ends
+    for blank in _IFS.finditer(value):
+        while following < len(spans) and spans[following][0] < blank.end():
+            reach = max(reach, spans[following][1])
+            following += 1
+        if reach > blank.start():  # inside an unknown part
             continue
-        chunks.append(_chunk(text.value, start, blank.start(), unknown_spans))
+        bounds.append((start, blank.start()))
         start = blank.end()
-    chunks.append(_chunk(text.value, start, len(text.value), unknown_spans))
+    bounds.append((start, len(value)))
+    # no span crosses a blank that splits, so each lies in one chunk: one pass gives each its parts
+    chunks: list[Text] = []
+    following = 0
+    for start, end in bounds:
+        within: set[str] = set()
+        while following < len(spans) and spans[following][0] < end:
+            within.add(spans[following][2])
+            following += 1
+        parts = tuple(p for p in text.unknown if p in within) if within else ()
+        chunks.append(Text(value[start:end], parts))
     return chunks
-
-
-def _chunk(value: str, start: int, end: int, unknown_spans: list[tuple[int, int, str]]) -> Text:
-    within = tuple(dict.fromkeys(part for s, e, part in unknown_spans if s < end and start < e))
-    return Text(value[start:end], within)
 
 
 @dataclass(frozen=True)
