@@ -179,6 +179,19 @@ def test_many_copies_of_a_large_value_are_refused_with_a_diagnostic() -> None:
     assert f"more than {MAX_WORK} characters of work" in message
 
 
+def test_paths_that_never_merge_are_refused_with_a_diagnostic() -> None:
+    """Six undecidable conditions keep 64 paths apart; every statement after them compared the paths
+    pairwise, each comparison as long as the names set so far (past a minute for 3,000 lines). What
+    merging compares counts as work: the script is refused at the line that crossed MAX_WORK."""
+    names = "".join(f"x{i}=1\n" for i in range(2000))
+    forks = "".join(f"if [ -f /f{i} ]; then V{i}=1; else W{i}=1; fi\n" for i in range(6))
+    after = "".join(f"y{i}=1\n" for i in range(3000))
+    found = read(names + forks + after + f"{LAUNCH} a.b=1\n")
+    [(code, file, line, message)] = found["diagnostics"]
+    assert (code, file) == ("RLC007", "hostile.sh") and 2006 < line < 5007, found["diagnostics"]
+    assert f"more than {MAX_WORK} characters of work" in message
+
+
 def test_lint_of_a_memory_hog_exits_2_with_the_bound_named(tmp_path: Path) -> None:
     """The console script under a 1 GiB memory limit: a value past MAX_TEXT is a warning at its line
     (the script is read, exit 0), a script past MAX_WORK is refused at the line that crossed it

@@ -113,6 +113,8 @@ class Evaluator(Expander):
             after: list[World] = []
             for world in live:
                 after.extend(self.statement(world, statement))
+            if len(after) > 1:  # merging compares the paths' states pairwise
+                self.spend(len(after) * (len(after) - 1) // 2 * len(after[0].vars), statement)
             worlds = done + self._few_paths(merge(after), statement)
         return worlds
 

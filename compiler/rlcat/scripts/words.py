@@ -30,9 +30,10 @@ MAX_TEXT = 64 * 1024  # characters in one word or value: real ones are a few hun
 MAX_FIELDS = 100_000  # fields from one word, elements in one array
 MAX_BRACE_WORDS = 1024  # words from one brace expansion
 MAX_BRACE_TOKENS = 1024 * 1024  # tokens brace expansion copies for one word (words × their length)
-# Work to read one script, in characters: every word built counts its length, every field 16, every
-# pattern match the text's length times the pattern's, every search for a word's place the bytes
-# searched. The reference scripts take at most 50 000; a script past it is not read (RLC007).
+# Work to read one script, in characters: every word built counts its length, every field 16 (and
+# again in each command recorded), every pattern match the text's length times the pattern's, every
+# search for a word's place the bytes searched, every merge of paths their pairs times the names
+# set. The reference scripts take at most 55,000; a script past it is not read (RLC007).
 MAX_WORK = 32 * 1024 * 1024
 FIELD_WORK = 16
 _IFS = re.compile(r"[ \t\n]+")
