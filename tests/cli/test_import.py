@@ -215,7 +215,8 @@ def test_a_value_only_running_would_tell_differs(rlcat: Rlcat, tmp_path: Path) -
     source.write_text(
         "export RUN_ID=$(date +%s)\n"
         "python3 -m verl.trainer.main_ppo data.train_batch_size=64 "
-        "data.train_files=$HOME/data/train.parquet trainer.default_local_dir=/ckpt/$(date +%Y%m%d)\n"
+        "data.train_files=$HOME/data/train.parquet trainer.default_local_dir=/ckpt/$(date +%Y%m%d) \\\n"
+        '  trainer.experiment_name="$EXP_NAME"\n'
     )
     result = rlcat("import", str(source), "-o", str(tmp_path / "out"))
     assert "Traceback" not in result.err and "UNEXPLAINED" not in result.out, result.out
@@ -224,6 +225,8 @@ def test_a_value_only_running_would_tell_differs(rlcat: Rlcat, tmp_path: Path) -
     assert f"differs line 2: env RUN_ID: source $(date +%s), recipe $(date +%s) {why}" in result.out
     assert "same    line 2: data.train_files=$HOME/data/train.parquet  [dataset]" in result.out
     assert result.out.count(why) == 2, result.out
+    # a variable neither the script nor --env sets is read as unset, and said so at its line
+    assert f"{source}:3 RLC1102 warning: $EXP_NAME is neither set by the script nor given" in result.err
 
 
 def test_an_overrides_yaml_alias_is_parsed_once(

@@ -112,6 +112,17 @@ def _from_reading(reading: ScriptReading, kind: SourceKind, groups: Sequence[str
         if d.code != "RLC1104" and (d.code, d.message, d.line, d.col) not in seen:
             seen.add((d.code, d.message, d.line, d.col))
             run.diagnostics.append(d)
+    for name, line in reading.unset_reads:  # read as unset, which only the caller's environment decides
+        run.diagnostics.append(
+            diag(
+                "RLC1102",
+                f"${name} is neither set by the script nor given with --env: read as unset (empty), "
+                "as if the script ran where it is not set",
+                file=reading.file,
+                line=line,
+                hint=f"give the value the run had with --env {name}=VALUE",
+            )
+        )
     if len(reading.launches) > 1:
         others = ", ".join(f"line {other.line}" for other in reading.launches[1:])
         assumed = "; ".join(str(a) for a in launch.assumptions) or "the first launch in the script"

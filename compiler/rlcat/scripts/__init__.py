@@ -111,4 +111,5 @@ def read_text(
         )
     knobs = tuple(Knob(n, d, line) for n, (d, line) in evaluator.knobs.items())
     diagnostics.sort(key=lambda d: (d.line or 0, d.col or 0, d.code))
-    return ScriptReading(file, tuple(found), knobs, tuple(diagnostics))
+    unset_reads = tuple(evaluator.unset_reads.items())
+    return ScriptReading(file, tuple(found), knobs, tuple(diagnostics), unset_reads)

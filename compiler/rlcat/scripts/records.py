@@ -135,6 +135,9 @@ class ScriptReading:
     launches: tuple[Launch, ...] = ()
     knobs: tuple[Knob, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    # `$NAME` read while neither the script nor the caller (`env`) set it, read as unset: (name, the
+    # line of its first read). Only the environment the script runs in would tell its value.
+    unset_reads: tuple[tuple[str, int], ...] = ()
 
     @property
     def launches_nothing(self) -> bool:

@@ -166,6 +166,7 @@ class Expander:
         self._said: set[tuple[str, int, str]] = set()
         self.knobs: dict[str, tuple[str | None, int]] = {}
         self.work = 0  # see MAX_WORK
+        self.unset_reads: dict[str, int] = {}  # names read that neither the script nor the caller set
 
     def spend(self, work: int, where: Node | int) -> None:
         """Count `work` against MAX_WORK; raises TooMuchWork past it."""
@@ -428,6 +429,8 @@ class Expander:
                     hint=f"the caller must set {name} (rlcat reads it with --env {name}=VALUE)",
                 )
                 return [Piece(unknown_text(shown), True)]
+            if index is None and _NAME.match(name) and name not in world.touched:
+                self.unset_reads.setdefault(name, self.line(node))
             return [Piece(EMPTY, quoted)]
         var = world.vars.get(name) if index is None else None
         if not quoted and isinstance(var, Scalar) and var.span:
