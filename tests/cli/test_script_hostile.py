@@ -193,9 +193,10 @@ def test_paths_that_never_merge_are_refused_with_a_diagnostic() -> None:
 
 
 def test_lint_of_a_memory_hog_exits_2_with_the_bound_named(tmp_path: Path) -> None:
-    """The console script under a 1 GiB memory limit: a value past MAX_TEXT is a warning at its line
-    (the script is read, exit 0), a script past MAX_WORK is refused at the line that crossed it
-    (exit 2, as a file too large): never a MemoryError, a traceback, a crash or exit 1."""
+    """The console script (`lint`, and `import` for the refused script) under a 1 GiB memory limit:
+    a value past MAX_TEXT is a warning at its line (the script is read, exit 0), a script past
+    MAX_WORK is refused at the line that crossed it (exit 2, as a file too large): never a
+    MemoryError, a traceback, a crash or exit 1."""
     console = Path(sys.executable).parent / "rlcat"
     command = [str(console)] if console.is_file() else [sys.executable, "-m", "rlcat"]
     results = {}
@@ -213,3 +214,7 @@ def test_lint_of_a_memory_hog_exits_2_with_the_bound_named(tmp_path: Path) -> No
     assert results[1] == (0, read_with_warnings)  # the brace words cut, the 480 KB value unknown
     code, refused = results[400]
     assert code == 2 and len(refused) == 1 and refused[0][:2] == ("RLC007", str(tmp_path / "hog400.sh"))
+    imported = _bounded([*command, "import", str(tmp_path / "hog400.sh"), "-o", str(tmp_path / "out")])
+    codes = [line.split()[1] for line in imported.stderr.splitlines() if " error: " in line]
+    assert imported.returncode == 2 and codes == ["RLC007"], imported.stderr[-3000:]
+    assert not (tmp_path / "out").exists()

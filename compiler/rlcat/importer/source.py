@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import yaml
 
-from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
+from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag
 from rlcat.read.document import compose_yaml
 from rlcat.read.nodes import Builder
 from rlcat.read.regular_files import read_text
@@ -92,6 +92,8 @@ def read_source(
 
 def _from_reading(reading: ScriptReading, kind: SourceKind, groups: Sequence[str]) -> SourceRun:
     problems = [d for d in reading.diagnostics if d.severity >= Severity.ERROR and d.code != "RLC1101"]
+    if any(d.code in UNREADABLE_FILES for d in problems):  # not read: whether it launches is not known
+        raise RlcatError(problems)
     if not reading.launches:
         raise RlcatError(
             [
