@@ -199,6 +199,66 @@ def test_hostile_values_are_written_escaped(rlcat: Rlcat, tmp_path: Path) -> Non
         assert "RLC405" in result.err
 
 
+def test_a_value_only_running_would_tell_differs(rlcat: Rlcat, tmp_path: Path) -> None:
+    """`$(date …)` reaches verl as the date; the recipe can only write the text, so the report says
+    `differs` with the reason (docs/import.md), for a key and for the environment alike. A `$HOME`
+    path stays `same`: the recipe leaves it to `${oc.env:HOME}`, resolved where the shell would."""
+    source = tmp_path / "run.sh"
+    source.write_text(
+        "export RUN_ID=$(date +%s)\n"
+        "python3 -m verl.trainer.main_ppo data.train_batch_size=64 "
+        "data.train_files=$HOME/data/train.parquet trainer.default_local_dir=/ckpt/$(date +%Y%m%d) \\\n"
+        '  trainer.experiment_name="$EXP_NAME"\n'
+    )
+    result = rlcat("import", str(source), "-o", str(tmp_path / "out"))
+    assert "Traceback" not in result.err and "UNEXPLAINED" not in result.out, result.out
+    why = "(only known by running the script: kept as written)"
+    assert "differs line 2: trainer.default_local_dir: source /ckpt/$(date +%Y%m%d), " in result.out
+    assert f"differs line 2: env RUN_ID: source $(date +%s), recipe $(date +%s) {why}" in result.out
+    assert "same    line 2: data.train_files=$HOME/data/train.parquet  [dataset]" in result.out
+    assert result.out.count(why) == 2, result.out
+    # a variable neither the script nor --env sets is read as unset, and said so at its line
+    assert f"{source}:3 RLC1102 warning: $EXP_NAME is neither set by the script nor given" in result.err
+
+
+def test_an_overrides_yaml_alias_is_parsed_once(
+    rlcat: Rlcat, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hydra writes no aliases; one repeated 2,000 times is read once (each used to be parsed
+    again: 110 KB took half a minute), and Hydra keeps the last of the repeated key, as the import
+    does (RLC1113)."""
+    from rlcat.importer import source as source_module
+
+    parsed: list[str] = []
+
+    def counting(text: str) -> Any:
+        parsed.append(text)
+        return parse(text)
+
+    parse = source_module.parse_hydra_value
+    monkeypatch.setattr(source_module, "parse_hydra_value", counting)
+    folder = tmp_path / "run" / ".hydra"
+    folder.mkdir(parents=True)
+    logger = "trainer.logger=[" + ",".join(f"console{i}" for i in range(50)) + "]"
+    (folder / "overrides.yaml").write_text(
+        f"- data.train_batch_size=64\n- &a '{logger}'\n" + "- *a\n" * 2000, encoding="utf-8"
+    )
+    result = rlcat("import", str(folder / "overrides.yaml"), "-o", str(tmp_path / "out"))
+    assert "Traceback" not in result.err
+    assert sorted(parsed) == ["64", logger.partition("=")[2]]
+    assert result.err.count("RLC1113") == 2000
+
+
+def test_an_overrides_yaml_alias_bomb_is_refused_at_the_alias(rlcat: Rlcat, tmp_path: Path) -> None:
+    """What aliases expand to is bounded as in every YAML file rlcat reads (RLC007, exit 2)."""
+    source = tmp_path / "overrides.yaml"
+    big = "trainer.project_name=" + "x" * (1024 * 1024)
+    source.write_text(f"- &a {big}\n" + "- *a\n" * 20, encoding="utf-8")
+    result = rlcat("import", str(source), "-o", str(tmp_path / "out"))
+    assert result.code == 2 and " RLC007 error: " in result.err and "alias" in result.err, result.err
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_importer_names_no_verl_key() -> None:
     """Which field sets which verl key is learnt from the lowering (Origin.field), never listed:
     fields added to the schema flow into the import untouched."""

@@ -28,6 +28,7 @@ SMOKE_RUNS = [
     ("lint_scripts.py", ["--repeat", "1"]),
     ("runs_add.py", ["--lines", "2000", "--repeat", "1"]),
     ("precommit_lint.py", ["--repeat", "1", "--files", "2"]),
+    ("script_reader.py", ["--repeat", "1", "--scale", "0.125"]),
 ]
 # the offline install of the pre-commit hook takes its wheels from the wheelhouse, never the network
 NEEDS_WHEELHOUSE = {"precommit_lint.py"}

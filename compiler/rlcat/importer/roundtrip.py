@@ -17,9 +17,9 @@ from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, is_gua
 from rlcat.guards import Allowance
 from rlcat.importer.compare import as_launched, same
 from rlcat.importer.solve import Solution
-from rlcat.importer.source import SourceRun
+from rlcat.importer.source import SourceRun, SourceSetting
 from rlcat.model.plan import Layer
-from rlcat.syntax.hydra_value import render_or_repr
+from rlcat.syntax.hydra_value import Interpolation, render_or_repr
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def _compare_keys(report: Report, compiled: Compiled, run: SourceRun, solution: 
             continue
         value = found.setting.value
         shown = render_or_repr(as_launched(value))
-        if same(setting.value, value):
+        if same(setting.value, value) and (setting.known or _resolved_alike(setting, value)):
             carried = "overrides" if found.setting.origin.field == "overrides" else found.setting.origin.field
             via = f" as {found.key}" if found.key != key else ""
             as_key = found.key if found.key != key else None
@@ -163,6 +163,14 @@ def _null_line(key: str, source_text: str, solution: Solution, line: int | None)
     return Line(key, False, source_text, "(not set)", why, line)
 
 
+def _resolved_alike(setting: SourceSetting, value: object) -> bool:
+    """A source value only running would tell is the same as the recipe's only where the recipe
+    leaves the same lookup to run time: a path from `$HOME` or `$PWD` (or `~`), which rlcat writes
+    as `${oc.env:HOME}/…` for OmegaConf to resolve in the launched process, as the script's shell
+    would have. Text written for `$(date)` or `$EXP_NAME` reaches verl as that text: it differs."""
+    return isinstance(value, Interpolation) and set(setting.unknown) <= {"$HOME", "$PWD"}
+
+
 def _why(key: str, history: dict, known: bool) -> str:  # type: ignore[type-arg]
     entries = history.get(key)
     final = entries.final if entries is not None else None
@@ -180,6 +188,10 @@ def _compare_env(report: Report, compiled: Compiled, run: SourceRun) -> None:
     layers = {s.key: s.origin for s in compiled.env}
     for name, value in run.env.items():
         got = ours.get(name)
+        if name in run.env_unknown:  # the recipe's env holds the text as written, not what it prints
+            why = "only known by running the script: kept as written"
+            report.lines.append(Line(f"env {name}", False, value, got or "(not set)", why, run.line))
+            continue
         if got == value:
             report.lines.append(Line(f"env {name}", True, value, got, "env", run.line))
             continue

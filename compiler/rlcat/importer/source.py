@@ -16,8 +16,10 @@ from typing import Any, Literal
 
 import yaml
 
-from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag
+from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag
 from rlcat.files import read_text
+from rlcat.read.document import compose_yaml
+from rlcat.read.nodes import Builder
 from rlcat.scripts import Launch, ScriptReading, read_script
 from rlcat.scripts import read_text as read_script_text
 from rlcat.survey.lint_scripts import ENTRY_CONFIGS, entry_module
@@ -40,6 +42,7 @@ class SourceSetting:
     line: int | None
     col: int | None
     known: bool = True  # False: part of the text is only known by running something
+    unknown: tuple[str, ...] = ()  # those parts, as written (`$(date +%Y)`, `$HOME`)
 
     def where(self) -> str:
         return f"line {self.line}" if self.line is not None else "the source"
@@ -59,6 +62,7 @@ class SourceRun:
     # so that a value the recipe gives such a key instead (the first model entry) is never silent
     unread: dict[str, SourceSetting] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    env_unknown: frozenset[str] = frozenset()  # names whose value only running the script would tell
     line: int | None = None  # where the launch command starts
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
@@ -91,6 +95,8 @@ def read_source(
 
 def _from_reading(reading: ScriptReading, kind: SourceKind, groups: Sequence[str]) -> SourceRun:
     problems = [d for d in reading.diagnostics if d.severity >= Severity.ERROR and d.code != "RLC1101"]
+    if any(d.code in UNREADABLE_FILES for d in problems):  # not read: whether it launches is not known
+        raise RlcatError(problems)
     if not reading.launches:
         raise RlcatError(
             [
@@ -111,6 +117,17 @@ def _from_reading(reading: ScriptReading, kind: SourceKind, groups: Sequence[str
         if d.code != "RLC1104" and (d.code, d.message, d.line, d.col) not in seen:
             seen.add((d.code, d.message, d.line, d.col))
             run.diagnostics.append(d)
+    for name, line in reading.unset_reads:  # read as unset, which only the caller's environment decides
+        run.diagnostics.append(
+            diag(
+                "RLC1102",
+                f"${name} is neither set by the script nor given with --env: read as unset (empty), "
+                "as if the script ran where it is not set",
+                file=reading.file,
+                line=line,
+                hint=f"give the value the run had with --env {name}=VALUE",
+            )
+        )
     if len(reading.launches) > 1:
         others = ", ".join(f"line {other.line}" for other in reading.launches[1:])
         assumed = "; ".join(str(a) for a in launch.assumptions) or "the first launch in the script"
@@ -126,8 +143,17 @@ def _from_reading(reading: ScriptReading, kind: SourceKind, groups: Sequence[str
             )
         )
     for override in launch.overrides:
-        _add(run, override.text, override.line, override.col, known=override.known, groups=groups)
+        _add(
+            run,
+            override.text,
+            override.line,
+            override.col,
+            known=override.known,
+            unknown=override.unknown,
+            groups=groups,
+        )
     run.env = dict(launch.env)
+    run.env_unknown = frozenset(launch.env_unknown)
     return run
 
 
@@ -137,18 +163,18 @@ def _config_name(launch: Launch) -> str | None:
 
 def _from_overrides_yaml(path: Path, shown: str, groups: Sequence[str]) -> SourceRun:
     """Hydra's `.hydra/overrides.yaml`: a YAML list of the override strings the run was given. The
-    entry config is read from `hydra.yaml` beside it when it is there (hydra.job.config_name)."""
+    entry config is read from `hydra.yaml` beside it when it is there (hydra.job.config_name).
+
+    Read as every YAML file rlcat reads (read.document): what aliases expand to is bounded (RLC007 at
+    the alias), and each distinct override is parsed once however often aliases repeat it (Hydra
+    writes none; a file with thousands of them took half a minute)."""
     text = read_text(path, shown)
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise RlcatError([diag("RLC002", str(exc).splitlines()[0], file=shown, line=line)]) from None
-    items = root.value if isinstance(root, yaml.SequenceNode) else None
-    if items is None or not all(
-        isinstance(n, yaml.ScalarNode) and n.tag == "tag:yaml.org,2002:str" for n in items
-    ):
+    root, lines = compose_yaml(text, shown)
+    builder = Builder(shown, text, lines)
+    items = builder.build(root, (), 0) if root is not None else None
+    if builder.errors:
+        raise RlcatError(builder.errors)
+    if not isinstance(items, list) or not all(type(item) is str for item in items):
         raise RlcatError(
             [
                 diag(
@@ -164,15 +190,10 @@ def _from_overrides_yaml(path: Path, shown: str, groups: Sequence[str]) -> Sourc
     config_name = _hydra_config_name(path.parent / "hydra.yaml")
     entrypoint = next((e for e, c in ENTRY_CONFIGS.items() if c == config_name), None)
     run = SourceRun(shown, "overrides", entrypoint, config_name, line=1)
-    for node in items:
-        _add(
-            run,
-            str(node.value),
-            node.start_mark.line + 1,
-            node.start_mark.column + 1,
-            known=True,
-            groups=groups,
-        )
+    values: dict[str, Any] = {}
+    for index, item in enumerate(items):
+        line, col = builder.positions.get((index,), (None, None))
+        _add(run, item, line, col, known=True, groups=groups, values=values)
     return run
 
 
@@ -188,8 +209,18 @@ def _hydra_config_name(path: Path) -> str | None:
 
 
 def _add(
-    run: SourceRun, text: str, line: int | None, col: int | None, *, known: bool, groups: Sequence[str]
+    run: SourceRun,
+    text: str,
+    line: int | None,
+    col: int | None,
+    *,
+    known: bool,
+    groups: Sequence[str],
+    unknown: tuple[str, ...] = (),
+    values: dict[str, Any] | None = None,
 ) -> None:
+    """Add one override to `run`; `values` keeps each override's value by its text, so that one
+    repeated (by YAML aliases) is parsed once."""
     prefix = next((p for p in _PREFIXES if text.startswith(p)), "")
     key, sep, raw = text[len(prefix) :].partition("=")
     where = {"file": run.file, "line": line, "col": col}
@@ -205,9 +236,13 @@ def _add(
         )
         return
     value: Any = None
-    if sep:
+    if sep and values is not None and text in values:
+        value = values[text]
+    elif sep:
         try:
             value = parse_hydra_value(raw)
+            if values is not None:
+                values[text] = value
         except HydraValueError as exc:
             if known:
                 run.diagnostics.append(
@@ -223,7 +258,7 @@ def _add(
                 run.unread[key] = SourceSetting(key, prefix, None, text, line, col, known)
                 return
             value = raw  # only running the script would tell it (`$(date)`): kept as written
-    setting = SourceSetting(key, prefix, value, text, line, col, known)
+    setting = SourceSetting(key, prefix, value, text, line, col, known, unknown)
     table = run.groups if "." not in key and key.split("@", 1)[0] in groups and not prefix else run.settings
     run.unread.pop(key, None)
     earlier = table.pop(key, None)

@@ -97,8 +97,10 @@ def _refuse_too_many_values(text: str, file: str) -> None:
         )
 
 
-def parse_yaml(text: str, file: str) -> Document:
-    """Parse YAML text into a Document whose top level is a mapping."""
+def compose_yaml(text: str, file: str) -> tuple[yaml.Node | None, Lines]:
+    """YAML text as nodes, read as people see it: hidden line breaks refused and the number of
+    values bounded before composing, a syntax error placed at its line (raises RlcatError). Build
+    values from the nodes with nodes.Builder, which bounds what aliases expand to."""
     hidden = hidden_line_breaks(text, unscanned_too=False)
     if hidden:
         raise RlcatError(hidden_break_diagnostics(text, hidden, file))
@@ -115,6 +117,12 @@ def parse_yaml(text: str, file: str) -> Document:
         raise RlcatError([diag("RLC002", message, file=file, line=line, col=col, hint=hint)]) from None
     except yaml.YAMLError as exc:
         raise RlcatError([diag("RLC002", str(exc).splitlines()[0], file=file)]) from None
+    return root, lines
+
+
+def parse_yaml(text: str, file: str) -> Document:
+    """Parse YAML text into a Document whose top level is a mapping."""
+    root, lines = compose_yaml(text, file)
     if root is None:
         raise RlcatError([diag("RLC008", "the file holds no YAML document", file=file, line=1)])
     if not isinstance(root, yaml.MappingNode):

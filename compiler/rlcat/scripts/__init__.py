@@ -22,6 +22,7 @@ from rlcat.scripts.evaluate import Evaluator
 from rlcat.scripts.launches import launches
 from rlcat.scripts.parse import decode, parse, read_bytes
 from rlcat.scripts.records import Assumption, Cut, Knob, Launch, Override, ScriptReading
+from rlcat.scripts.words import MAX_WORK, TooMuchWork
 
 __all__ = [
     "Assumption",
@@ -83,6 +84,19 @@ def read_text(
     except RecursionError:  # bounded by parse.MAX_DEPTH; this is the last line of defence
         problem = diag("RLC007", "the script nests too deep to read", file=file, line=1)
         return ScriptReading(file, diagnostics=(*problems, problem))
+    except TooMuchWork as exc:
+        problem = diag(
+            "RLC007",
+            f"the script takes more than {MAX_WORK} characters of work to read (values built, "
+            "patterns matched): not read",
+            file=file,
+            line=exc.line,
+            hint="a launch script builds a few thousand characters of values; this one is refused",
+        )
+        return ScriptReading(file, diagnostics=(*problems, problem))
+    except MemoryError:  # bounded by MAX_TEXT and MAX_WORK; this is the last line of defence
+        problem = diag("RLC007", "the script needs more memory to read than rlcat may use", file=file, line=1)
+        return ScriptReading(file, diagnostics=(*problems, problem))
     found, findings = launches(parsed, evaluator.runs)
     diagnostics: list[Diagnostic] = [*problems, *evaluator.diagnostics, *findings]
     if not found:
@@ -97,4 +111,5 @@ def read_text(
         )
     knobs = tuple(Knob(n, d, line) for n, (d, line) in evaluator.knobs.items())
     diagnostics.sort(key=lambda d: (d.line or 0, d.col or 0, d.code))
-    return ScriptReading(file, tuple(found), knobs, tuple(diagnostics))
+    unset_reads = tuple(evaluator.unset_reads.items())
+    return ScriptReading(file, tuple(found), knobs, tuple(diagnostics), unset_reads)

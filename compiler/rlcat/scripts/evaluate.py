@@ -16,8 +16,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from rlcat.scripts.glob import Glob
 from rlcat.scripts.parse import Node, ParsedScript, parse
 from rlcat.scripts.state import (
     AMBIENT,
@@ -31,7 +32,7 @@ from rlcat.scripts.state import (
     merge,
     unknown_text,
 )
-from rlcat.scripts.words import Expander, Piece, RawCommand, RawWord, glob_regex, glued, raw_commands
+from rlcat.scripts.words import FIELD_WORK, MAX_FIELDS, Expander, RawCommand, RawWord, glued, raw_commands
 
 MAX_PATHS = 64  # worlds alive at once; more undecidable branches are read on one side only
 MAX_STEPS = 200_000  # statements evaluated over all paths
@@ -112,6 +113,8 @@ class Evaluator(Expander):
             after: list[World] = []
             for world in live:
                 after.extend(self.statement(world, statement))
+            if len(after) > 1:  # merging compares the paths' states pairwise
+                self.spend(len(after) * (len(after) - 1) // 2 * len(after[0].vars), statement)
             worlds = done + self._few_paths(merge(after), statement)
         return worlds
 
@@ -309,13 +312,14 @@ class Evaluator(Expander):
         taken: list[World] = []
         shown = _condition_text(self.parsed.text(value_node))
         for pattern in patterns:
-            regex = self._glob(world, pattern)
+            glob = self.glob(world, [pattern], pattern)
             literal = self.text(world, [pattern])
-            if value.known and regex is not None:
-                if regex.fullmatch(value.value):
+            if value.known and glob is not None:
+                self.spend(len(value.value) * glob.size(), pattern)
+                if glob.matches(value.value):
                     return [*taken, world], []
                 continue
-            if regex is not None and regex.pattern == ".*":
+            if glob is not None and glob.anything:
                 return [*taken, world], []
             line = pattern.start_point.row + 1
             condition = f"{shown} matches {self.parsed.text(pattern)}"
@@ -323,22 +327,11 @@ class Evaluator(Expander):
                 "RLC1103", f"{condition}: decided only when the script runs; both branches read", pattern
             )
             yes = world.fork(Assumed(line, condition, True))
-            if variable and literal.known and regex is not None and regex.pattern == re.escape(literal.value):
+            if variable and literal.known and glob is not None and glob.literal == literal.value:
                 yes.assign(variable, literal)  # on this path the variable holds the pattern's text
             taken.append(yes)
             world = world.fork(Assumed(line, condition, False))
         return taken, [world]
-
-    def _glob(self, world: World, pattern: Node) -> re.Pattern[str] | None:
-        parts: list[str] = []
-        for piece in self.pieces(world, pattern, quoted=False):
-            if not isinstance(piece, Piece):
-                continue
-            if not piece.text.known:
-                return None
-            quoted = pattern.type in ("string", "raw_string")
-            parts.append(re.escape(piece.text.value) if quoted else glob_regex(piece.text.value))
-        return re.compile("".join(parts), re.DOTALL)
 
     def _for_statement(self, world: World, node: Node) -> list[World]:
         variable = node.child_by_field_name("variable")
@@ -556,18 +549,22 @@ class Evaluator(Expander):
         self, world: World, op: str, left: Node, right: Node, double: bool
     ) -> tuple[bool | None, Refinements, Refinements]:
         a = self.text(world, [left])
-        if op in ("=", "==", "!=") and double and right.type not in ("string", "raw_string"):
-            regex = self._glob(world, right)
-            literal = self.text(world, [right])
-            is_literal = regex is not None and literal.known and regex.pattern == re.escape(literal.value)
-        else:
-            literal = self.text(world, [right])
-            regex = re.compile(re.escape(literal.value)) if literal.known else None
-            is_literal = literal.known
+        literal = self.text(world, [right])
         if op in ("=", "==", "!="):
+            glob: Glob | None = None
+            if double and right.type not in ("string", "raw_string"):  # a pattern
+                glob = self.glob(world, [right], right)
+                is_literal = glob is not None and literal.known and glob.literal == literal.value
+            else:
+                is_literal = literal.known
             name = _plain_reference(self.parsed, left)
             refine = [(name, literal)] if name and is_literal else []
-            equal = bool(regex.fullmatch(a.value)) if a.known and regex is not None else None
+            equal = None
+            if a.known and is_literal:
+                equal = a.value == literal.value
+            elif a.known and glob is not None:
+                self.spend(len(a.value) * glob.size(), right)
+                equal = glob.matches(a.value)
             if op == "!=":
                 return (None if equal is None else not equal), [], refine
             return equal, refine, []
@@ -642,7 +639,8 @@ class Evaluator(Expander):
             if (text := world.scalar(name)) is not None
             and (name not in self.caller or text != self.caller[name].text)
         )  # what the script adds to the caller's environment or changes in it
-        unset = tuple(sorted(n for n in world.touched if n not in world.vars and n in self.caller_env))
+        self.spend(FIELD_WORK * (len(env) + len(argv) + len(prefix)), raw.start)  # a copy per command
+        unset = tuple(sorted(n for n in self.caller_env if n in world.touched and n not in world.vars))
         self.runs.append(
             CommandRun(
                 argv=tuple(argv),
@@ -943,6 +941,10 @@ class Evaluator(Expander):
             current = Array(((0, Field(var.text, var.line, var.col)),))
         associative = current.associative or associative
         elements = [c for c in node.named_children if c.type != "comment"]
+        # built in a dict, an element set again moving to the end as Array.with_element moves it:
+        # one copy of the array per assignment, not one per element
+        built: dict[int | str, Field] = dict(current.elements)
+        following = current.next_index()
         for word in glued(self.parsed, elements):
             for field in self.fields(world, word):
                 keyed = re.match(r"\[([^\]]*)\]=", field.text.value)
@@ -956,13 +958,16 @@ class Evaluator(Expander):
                     )
                     if isinstance(key, Text):
                         continue
-                    current = current.with_element(key, element)
                 else:
-                    current = current.with_element(current.next_index(), field)
-                if len(current.elements) > 100_000:
-                    self.say("RLC1106", "an array of more than 100000 elements: cut there", node)
+                    key, element = following, field
+                built.pop(key, None)
+                built[key] = element
+                if isinstance(key, int):
+                    following = max(following, key + 1)
+                if len(built) > MAX_FIELDS:
+                    self.say("RLC1106", f"an array of more than {MAX_FIELDS} elements: cut there", node)
                     break
-        world.assign_array(name, current)
+        world.assign_array(name, replace(current, elements=tuple(built.items())))
 
     def _prefix_field(self, world: World, word: RawWord) -> tuple[str, Text, Field]:
         """`NAME=value` before a command: the name, the value, and the word as written."""

@@ -159,6 +159,7 @@ def _entry(run: CommandRun, launcher_end: int, entry: int, name: str, kind: str)
         overrides=tuple(overrides),
         env={variable: text.value for variable, text in env.items()},
         env_unset=tuple(sorted(unset)),
+        env_unknown=tuple(sorted(variable for variable, text in env.items() if not text.known)),
         assumptions=tuple(Assumption(a.line, a.condition, a.holds) for a in run.assumptions),
         unknown=tuple(unknown),
     )
@@ -196,7 +197,7 @@ def _hydra(fields: Sequence[Field]) -> tuple[list[tuple[str, str | None]], list[
 
 
 def _override(field: Field) -> Override:
-    return Override(field.text.value, field.line, field.col, field.text.known)
+    return Override(field.text.value, field.line, field.col, field.text.known, field.text.unknown)
 
 
 def _env_wrapper(launcher: list[str]) -> dict[str, str | None]:

@@ -14,6 +14,7 @@ at most MAX_DEPTH levels of nesting in the tree.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -31,6 +32,7 @@ MAX_BYTES = 1024 * 1024
 # Nesting of the syntax tree: the upstream scripts stay under 30 levels. The evaluator walks the
 # tree recursively, so this also keeps it far from Python's recursion limit.
 MAX_DEPTH = 120
+_CONTINUATION = re.compile(rb"[\x80-\xbf]")
 MAX_SYNTAX_ERRORS = 5  # reported per script: enough to find them, bounded for a hostile one
 
 
@@ -42,6 +44,9 @@ class ParsedScript:
     data: bytes  # UTF-8, as parsed: tree-sitter's offsets are into these bytes
     root: Node
     line_starts: tuple[int, ...]  # byte offset of each line's start
+    # byte offset of each UTF-8 continuation byte: a column counts characters without decoding the
+    # line up to it (a hostile line of 100,000 words was read in time quadratic in its length)
+    continuations: tuple[int, ...] = ()
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode()
@@ -53,7 +58,8 @@ class ParsedScript:
         """(line, column) of a byte offset, both 1-based, the column in characters."""
         row = bisect.bisect_right(self.line_starts, offset) - 1
         start = self.line_starts[row]
-        return row + 1, len(self.data[start:offset].decode(errors="replace")) + 1
+        before = bisect.bisect_left(self.continuations, start)
+        return row + 1, offset - start - (bisect.bisect_left(self.continuations, offset) - before) + 1
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its newline."""
@@ -126,7 +132,8 @@ def parse(text: str, file: str) -> tuple[ParsedScript | None, list[Diagnostic]]:
     while position >= 0:
         starts.append(position + 1)
         position = data.find(b"\n", position + 1)
-    parsed = ParsedScript(file, data, tree.root_node, tuple(starts))
+    continuations = tuple(m.start() for m in _CONTINUATION.finditer(data))
+    parsed = ParsedScript(file, data, tree.root_node, tuple(starts), continuations)
     depth, errors = _survey(tree.root_node)
     if depth > MAX_DEPTH:
         return None, [

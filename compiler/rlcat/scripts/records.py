@@ -28,6 +28,7 @@ class Override:
     line: int  # where the script wrote it (the array element, for "${ARR[@]}"), 1-based
     col: int  # 1-based, in characters
     known: bool = True  # False: part of the text is only known by running something (shown as written)
+    unknown: tuple[str, ...] = ()  # those parts, as written (`$(date +%Y)`, `$HOME`)
 
     # cached: the checks ask an override for its prefix and key many times over
     @cached_property
@@ -88,6 +89,7 @@ class Launch:
     overrides: tuple[Override, ...]
     env: Mapping[str, str]  # what the script exports, and `VAR=x cmd` / `env VAR=x` for this command
     env_unset: tuple[str, ...] = ()  # exported names the script or `env -u` removed
+    env_unknown: tuple[str, ...] = ()  # names in `env` whose value is only known by running something
     assumptions: tuple[Assumption, ...] = ()  # undecidable conditions on the way to this launch
     cut: Cut | None = None
     unknown: tuple[str, ...] = ()  # what is only known by running it, as written (`$(date +%Y)`)
@@ -133,6 +135,9 @@ class ScriptReading:
     launches: tuple[Launch, ...] = ()
     knobs: tuple[Knob, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    # `$NAME` read while neither the script nor the caller (`env`) set it, read as unset: (name, the
+    # line of its first read). Only the environment the script runs in would tell its value.
+    unset_reads: tuple[tuple[str, int], ...] = ()
 
     @property
     def launches_nothing(self) -> bool:

@@ -37,6 +37,11 @@ class Text:
 
 
 EMPTY = Text("")
+# Parts only known by running that one value names; past it the rest are one reason that is no part
+# of the value, so that where its words fall is not guessed (words._known_split), and merging two
+# values' parts stays bounded (a value built from thousands of `$(…)` took quadratic time).
+MAX_UNKNOWN = 64
+MANY_UNKNOWN = "(more parts only known by running)"
 
 
 def unknown_text(shown: str, why: str | None = None) -> Text:
@@ -45,10 +50,8 @@ def unknown_text(shown: str, why: str | None = None) -> Text:
 
 def joined(parts: list[Text], separator: str = "") -> Text:
     value = separator.join(p.value for p in parts)
-    unknown: tuple[str, ...] = ()
-    for part in parts:
-        unknown = _union(unknown, part.unknown)
-    return Text(value, unknown)
+    unknown = dict.fromkeys(why for part in parts for why in part.unknown)  # in order, each once
+    return Text(value, _bounded(tuple(unknown)))
 
 
 def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
@@ -56,7 +59,13 @@ def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
         return a
     if not a:
         return b
-    return a + tuple(x for x in b if x not in a)
+    return _bounded(a + tuple(x for x in b if x not in a))
+
+
+def _bounded(unknown: tuple[str, ...]) -> tuple[str, ...]:
+    if len(unknown) <= MAX_UNKNOWN:
+        return unknown
+    return (*unknown[: MAX_UNKNOWN - 1], MANY_UNKNOWN)
 
 
 @dataclass(frozen=True)

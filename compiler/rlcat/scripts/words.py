@@ -22,12 +22,20 @@ from dataclasses import dataclass, field
 
 from rlcat.diagnostics import Diagnostic, diag
 from rlcat.scripts import arith
+from rlcat.scripts.glob import MAX_PATTERN, Glob
 from rlcat.scripts.parse import Node, ParsedScript
 from rlcat.scripts.state import EMPTY, Array, Field, Scalar, Text, World, joined, unknown_text
 
-MAX_TEXT = 1024 * 1024  # characters in one value: a few doublings of a string would exhaust memory
+MAX_TEXT = 64 * 1024  # characters in one word or value: real ones are a few hundred
 MAX_FIELDS = 100_000  # fields from one word, elements in one array
 MAX_BRACE_WORDS = 1024  # words from one brace expansion
+MAX_BRACE_TOKENS = 1024 * 1024  # tokens brace expansion copies for one word (words × their length)
+# Work to read one script, in characters: every word built counts its length, every field 16 (and
+# again in each command recorded), every pattern match the text's length times the pattern's, every
+# search for a word's place the bytes searched, every merge of paths their pairs times the names
+# set. The reference scripts take at most 55,000; a script past it is not read (RLC007).
+MAX_WORK = 32 * 1024 * 1024
+FIELD_WORK = 16
 _IFS = re.compile(r"[ \t\n]+")
 _BRACE_OR_ESCAPE = re.compile(r"[{},\\]")  # literal text brace expansion reads character by character
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -38,6 +46,14 @@ _OPERATORS = {":-", "-", ":=", "=", ":+", "+", ":?", "?", "#", "##", "%", "%%", 
               ":", "^", "^^", ",", ",,", "@"}  # fmt: skip
 _DEFAULTING = {":-", "-", ":=", "=", ":?", "?"}
 _SPECIAL = {"@", "*", "#", "?", "$", "!", "-", "0", "_"}
+
+
+class TooMuchWork(Exception):
+    """The script takes more than MAX_WORK to read: it is refused (RLC007), as a file too large is."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
 
 
 class Break:
@@ -149,6 +165,15 @@ class Expander:
         self.diagnostics: list[Diagnostic] = []
         self._said: set[tuple[str, int, str]] = set()
         self.knobs: dict[str, tuple[str | None, int]] = {}
+        self.work = 0  # see MAX_WORK
+        self.unset_reads: dict[str, int] = {}  # names read that neither the script nor the caller set
+
+    def spend(self, work: int, where: Node | int) -> None:
+        """Count `work` against MAX_WORK; raises TooMuchWork past it."""
+        self.work += work
+        if self.work > MAX_WORK:
+            offset = where if isinstance(where, int) else where.start_byte
+            raise TooMuchWork(self.parsed.position(offset)[0])
 
     # -- diagnostics -------------------------------------------------------------------------------
 
@@ -172,19 +197,23 @@ class Expander:
         tokens = _tokens(self.parsed, word.nodes)
         variants = [tokens]
         if "{" in tokens:
-            variants = _brace_expand(tokens, [0])
-            if len(variants) > MAX_BRACE_WORDS:
+            budget = _BraceBudget()
+            variants = _brace_expand(tokens, budget)
+            if budget.cut:
                 self.say(
                     "RLC1106",
-                    f"brace expansion gives more than {MAX_BRACE_WORDS} words: cut there",
+                    f"brace expansion gives more than {MAX_BRACE_WORDS} words or more than "
+                    f"{MAX_BRACE_TOKENS} characters: cut there",
                     word.start,
                 )
                 variants = variants[:MAX_BRACE_WORDS]
         out: list[Field] = []
         split_around: list[str] = []
         for variant in variants:
-            pieces = self._token_pieces(world, _merge_characters(variant), False)
-            out.extend(_split(pieces, line, col, self._locate, split_around))
+            pieces = self._token_pieces(world, _merge_characters(variant), False, word.start)
+            found = _split(pieces, line, col, self._locate, split_around)
+            self.spend(FIELD_WORK * len(found), word.start)
+            out.extend(found)
         for part in dict.fromkeys(split_around):
             self.say(
                 "RLC1102",
@@ -202,15 +231,41 @@ class Expander:
     def text(self, world: World, nodes: list[Node], assignment: bool = False) -> Text:
         """One value, not split (an assignment's right-hand side, a `case` word, a test operand)."""
         tokens = _merge_characters(_tokens(self.parsed, nodes))
+        where = nodes[0] if nodes else 0
         parts = [
             piece.text if isinstance(piece, Piece) else Text(" ")
-            for piece in self._token_pieces(world, tokens, assignment)
+            for piece in self._token_pieces(world, tokens, assignment, where)
         ]
-        return self._bounded(joined(parts), nodes[0] if nodes else 0)
+        return joined(parts)
 
-    def _token_pieces(self, world: World, tokens: list[Token], assignment: bool) -> Pieces:
+    def joined(self, parts: list[Text], where: Node | int, separator: str = "") -> Text:
+        """`parts` as one value, or an unknown one when it would be longer than MAX_TEXT (said)."""
+        size = sum(len(p.value) for p in parts) + len(separator) * max(len(parts) - 1, 0)
+        if size > MAX_TEXT:
+            return self._too_long(where)
+        return joined(parts, separator)
+
+    def _too_long(self, where: Node | int) -> Text:
+        self.say(
+            "RLC1106",
+            f"a value longer than {MAX_TEXT} characters: not kept, its value is unknown",
+            where,
+            hint="a launch script's values are a few hundred characters; this one is not read",
+        )
+        return unknown_text("…", "a value too long to keep")
+
+    def _token_pieces(self, world: World, tokens: list[Token], assignment: bool, where: Node | int) -> Pieces:
         """Pieces of a word's tokens: unquoted literal text (with `~` where bash expands it), `$name`
-        references tree-sitter split off, and nodes."""
+        references tree-sitter split off, and nodes. A word longer than MAX_TEXT is one unknown
+        piece; what it costs counts against MAX_WORK."""
+        pieces = self._all_token_pieces(world, tokens, assignment)
+        size = sum(len(p.text.value) for p in pieces if isinstance(p, Piece))
+        self.spend(size, where)
+        if size > MAX_TEXT:
+            return [Piece(self._too_long(where), True)]
+        return pieces
+
+    def _all_token_pieces(self, world: World, tokens: list[Token], assignment: bool) -> Pieces:
         pieces: Pieces = []
         for index, token in enumerate(tokens):
             if isinstance(token, str):
@@ -356,7 +411,7 @@ class Expander:
                 )
                 elements = [Piece(f.text, quoted, (f.line, f.col) if f.line else None) for f in values]
             if "*" in (name, index) and quoted:  # "$*": one field, joined by a space
-                return [Piece(joined([e.text for e in elements], " "), True)]
+                return [Piece(self.joined([e.text for e in elements], node, " "), True)]
             out: Pieces = []
             for i, element in enumerate(elements):
                 if i:
@@ -374,6 +429,8 @@ class Expander:
                     hint=f"the caller must set {name} (rlcat reads it with --env {name}=VALUE)",
                 )
                 return [Piece(unknown_text(shown), True)]
+            if index is None and _NAME.match(name) and name not in world.touched:
+                self.unset_reads.setdefault(name, self.line(node))
             return [Piece(EMPTY, quoted)]
         var = world.vars.get(name) if index is None else None
         if not quoted and isinstance(var, Scalar) and var.span:
@@ -386,6 +443,7 @@ class Expander:
         of the assignment left to search for the next word."""
         start, end = site
         found = self.parsed.data.find(chunk.encode(), start, end)
+        self.spend((end if found < 0 else found) - start, start)
         if found < 0:
             return None
         return self.parsed.position(found), (found + len(chunk.encode()), end)
@@ -519,10 +577,10 @@ class Expander:
                 return [Piece(unknown_text(f"${name}"), True)]
             default_pieces = self._operand_pieces(world, operands[0], quoted)
             if "=" in operator:
-                text = joined([p.text for p in default_pieces if isinstance(p, Piece)])
+                text = self.joined([p.text for p in default_pieces if isinstance(p, Piece)], node)
                 if index is None and not name.isdigit():
                     line, col = self.parsed.position(node.start_byte)
-                    world.assign(name, self._bounded(text, node), line, col)
+                    world.assign(name, text, line, col)
                 return [Piece(text, quoted)]
             return default_pieces
         if operator in (":+", "+"):
@@ -561,29 +619,25 @@ class Expander:
             return unknown_text(source)
         literal = _literal_replacement(source, operator)
         if literal is not None:  # `${P//\//_}`: tree-sitter splits at the escaped `/`; the text does not
-            pattern_text, replacement_text = literal
-            return Text(
-                _replace(value, re.compile(glob_regex(pattern_text), re.DOTALL), replacement_text, operator)
-            )
-        pattern = self._pattern(world, operands[0])
-        if pattern is None:
+            pattern_text, replacement = literal
+            glob = self._bounded_glob([(pattern_text, False)], node)
+        else:
+            glob = self.glob(world, operands[0], node)
+            replacement_text = self.text(world, operands[1]) if len(operands) > 1 else EMPTY
+            if not replacement_text.known:
+                return unknown_text(source)
+            replacement = replacement_text.value
+        if glob is None:
             return unknown_text(source)
+        self.spend(len(value) * glob.size(), node)
         if operator in ("#", "##"):
-            ends = range(len(value) + 1) if operator == "#" else range(len(value), -1, -1)
-            for end in ends:
-                if pattern.fullmatch(value[:end]):
-                    return Text(value[end:])
-            return Text(value)
+            cut = glob.shortest_prefix(value) if operator == "#" else glob.longest_prefix(value)
+            return Text(value if cut is None else value[cut:])
         if operator in ("%", "%%"):
-            starts = range(len(value), -1, -1) if operator == "%" else range(len(value) + 1)
-            for start in starts:
-                if pattern.fullmatch(value[start:]):
-                    return Text(value[:start])
-            return Text(value)
-        replacement = self.text(world, operands[1]) if len(operands) > 1 else EMPTY
-        if not replacement.known:
-            return unknown_text(source)
-        return Text(_replace(value, pattern, replacement.value, operator))
+            cut = glob.shortest_suffix(value) if operator == "%" else glob.longest_suffix(value)
+            return Text(value if cut is None else value[:cut])
+        replaced = _replace(value, glob, replacement, operator)
+        return Text(replaced) if replaced is not None else self._too_long(node)
 
     def _operand_pieces(self, world: World, nodes: list[Node], quoted: bool) -> Pieces:
         out: Pieces = []
@@ -596,18 +650,29 @@ class Expander:
             return ""
         return self.parsed.slice(operand[0].start_byte, operand[-1].end_byte)
 
-    def _pattern(self, world: World, nodes: list[Node]) -> re.Pattern[str] | None:
-        """A glob pattern (quoted parts literal) as a regular expression; None when unknown."""
-        parts: list[str] = []
+    def glob(self, world: World, nodes: list[Node], where: Node) -> Glob | None:
+        """A pattern (quoted parts match themselves); None when a part is only known by running,
+        or when it is longer than MAX_PATTERN (said)."""
+        parts: list[tuple[str, bool]] = []
         for child in nodes:
+            quoted = child.type in ("string", "raw_string", "ansi_c_string")
             for piece in self.pieces(world, child, quoted=False):
                 if not isinstance(piece, Piece):
                     continue
                 if not piece.text.known:
                     return None
-                literal = child.type in ("string", "raw_string", "ansi_c_string")
-                parts.append(re.escape(piece.text.value) if literal else glob_regex(piece.text.value))
-        return re.compile("".join(parts), re.DOTALL)
+                parts.append((piece.text.value, quoted))
+        return self._bounded_glob(parts, where)
+
+    def _bounded_glob(self, parts: list[tuple[str, bool]], where: Node) -> Glob | None:
+        if sum(len(text) for text, _ in parts) > MAX_PATTERN:
+            self.say(
+                "RLC1106",
+                f"a pattern longer than {MAX_PATTERN} characters: not matched, what it decides is unknown",
+                where,
+            )
+            return None
+        return Glob.of(parts)
 
     # -- substitutions and arithmetic --------------------------------------------------------------
 
@@ -670,12 +735,6 @@ class Expander:
         ]
         return joined(parts, ":")
 
-    def _bounded(self, text: Text, where: Node | int) -> Text:
-        if len(text.value) <= MAX_TEXT:
-            return text
-        self.say("RLC1106", f"a value longer than {MAX_TEXT} characters: not kept", where)
-        return unknown_text("…", "a value too long to keep")
-
 
 def _is_at(parsed: ParsedScript, node: Node) -> bool:
     """`$@`, `${@}`, `${ARR[@]}` (no operator): the expansions that give one field per element."""
@@ -737,26 +796,36 @@ def _known_split(text: Text) -> list[Text] | None:
     the running script knows (each shown as written in the value) do not split: such a part stays
     whole, in one word that is unknown. None when an unknown part is not found in the value (only
     its reason is kept): where its words fall is not known, and the value stays one word."""
-    unknown_spans: list[tuple[int, int, str]] = []
+    value = text.value
+    spans: list[tuple[int, int, str]] = []  # where each unknown part is (state.MAX_UNKNOWN parts at most)
     for part in text.unknown:
-        spans = [(m.start(), m.end(), part) for m in re.finditer(re.escape(part), text.value)]
-        if not spans:
+        found = [(m.start(), m.end(), part) for m in re.finditer(re.escape(part), value)]
+        if not found:
             return None
-        unknown_spans += spans
-    chunks: list[Text] = []
-    start = 0
-    for blank in _IFS.finditer(text.value):
-        if any(s < blank.end() and blank.start() < e for s, e, _ in unknown_spans):
+        spans += found
+    spans.sort()
+    bounds: list[tuple[int, int]] = []
+    start = reach = following = 0  # reach: the furthest end of the spans that start before a blank ends
+    for blank in _IFS.finditer(value):
+        while following < len(spans) and spans[following][0] < blank.end():
+            reach = max(reach, spans[following][1])
+            following += 1
+        if reach > blank.start():  # inside an unknown part
             continue
-        chunks.append(_chunk(text.value, start, blank.start(), unknown_spans))
+        bounds.append((start, blank.start()))
         start = blank.end()
-    chunks.append(_chunk(text.value, start, len(text.value), unknown_spans))
+    bounds.append((start, len(value)))
+    # no span crosses a blank that splits, so each lies in one chunk: one pass gives each its parts
+    chunks: list[Text] = []
+    following = 0
+    for start, end in bounds:
+        within: set[str] = set()
+        while following < len(spans) and spans[following][0] < end:
+            within.add(spans[following][2])
+            following += 1
+        parts = tuple(p for p in text.unknown if p in within) if within else ()
+        chunks.append(Text(value[start:end], parts))
     return chunks
-
-
-def _chunk(value: str, start: int, end: int, unknown_spans: list[tuple[int, int, str]]) -> Text:
-    within = tuple(dict.fromkeys(part for s, e, part in unknown_spans if s < end and start < e))
-    return Text(value[start:end], within)
 
 
 @dataclass(frozen=True)
@@ -835,7 +904,16 @@ def _merge_characters(tokens: list[Token]) -> list[Token]:
 _SEQUENCE = re.compile(r"(-?[0-9]+|[A-Za-z])\.\.(-?[0-9]+|[A-Za-z])(?:\.\.(-?[0-9]+))?\Z")
 
 
-def _brace_expand(tokens: list[Token], budget: list[int]) -> list[list[Token]]:
+@dataclass
+class _BraceBudget:
+    """What one word's brace expansion has made: alternatives and tokens copied."""
+
+    words: int = 0
+    tokens: int = 0
+    cut: bool = False
+
+
+def _brace_expand(tokens: list[Token], budget: _BraceBudget) -> list[list[Token]]:
     """bash's brace expansion: the first `{…}` holding a top-level comma or a sequence `a..b`."""
     for start, token in enumerate(tokens):
         if token != "{":
@@ -863,10 +941,13 @@ def _brace_expand(tokens: list[Token], budget: list[int]) -> list[list[Token]]:
             continue
         results: list[list[Token]] = []
         for alternative in alternatives:
-            budget[0] += 1
-            if budget[0] > MAX_BRACE_WORDS:
+            variant = tokens[:start] + alternative + tokens[end + 1 :]
+            budget.words += 1
+            budget.tokens += len(variant)
+            if budget.words > MAX_BRACE_WORDS or budget.tokens > MAX_BRACE_TOKENS:
+                budget.cut = True
                 break
-            results.extend(_brace_expand(tokens[:start] + alternative + tokens[end + 1 :], budget))
+            results.extend(_brace_expand(variant, budget))
         return results
     return [tokens]
 
@@ -895,61 +976,29 @@ def _sequence(text: str) -> list[str]:
     return []
 
 
-def glob_regex(pattern: str) -> str:
-    """A glob (`*`, `?`, `[…]`, backslash escapes) as a regular expression."""
-    out, i = [], 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        if char == "*":
-            out.append(".*")
-        elif char == "?":
-            out.append(".")
-        elif char == "[":
-            close = pattern.find("]", i + 2)
-            if close < 0:
-                out.append(re.escape(char))
-            else:
-                body = pattern[i + 1 : close]
-                negate = body[:1] in ("!", "^")
-                body = body[1:] if negate else body
-                escaped = "".join("\\" + c if c in "\\]^[" else c for c in body)
-                out.append(f"[{'^' if negate else ''}{escaped}]")
-                i = close
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
-
-
-def _replace(value: str, pattern: re.Pattern[str], replacement: str, operator: str) -> str:
-    """${v/p/r}, ${v//p/r}, ${v/#p/r}, ${v/%p/r}: longest match at the first place it matches."""
+def _replace(value: str, glob: Glob, replacement: str, operator: str) -> str | None:
+    """${v/p/r}, ${v//p/r}, ${v/#p/r}, ${v/%p/r}: the longest match at the first place one starts
+    (never an empty one, but for `/#` and `/%`). None when the result is longer than MAX_TEXT."""
     if operator == "/#":
-        for end in range(len(value), -1, -1):
-            if pattern.fullmatch(value[:end]):
-                return replacement + value[end:]
-        return value
-    if operator == "/%":
-        for start in range(len(value) + 1):
-            if pattern.fullmatch(value[start:]):
-                return value[:start] + replacement
-        return value
-    out, i = [], 0
-    while i <= len(value):
-        match_end = next((e for e in range(len(value), i, -1) if pattern.fullmatch(value[i:e])), None)
-        if match_end is None:
-            if i < len(value):
-                out.append(value[i])
-            i += 1
-            continue
-        out.append(replacement)
-        if operator == "/":
-            return "".join(out) + value[match_end:]
-        i = match_end
-    return "".join(out)
+        end = glob.longest_prefix(value)
+        out = value if end is None else replacement + value[end:]
+    elif operator == "/%":
+        start = glob.longest_suffix(value)
+        out = value if start is None else value[:start] + replacement
+    else:
+        parts: list[str] = []
+        size, position, reverse = 0, 0, value[::-1]
+        while (found := glob.first_match(value, position, reverse)) is not None:
+            parts += [value[position : found[0]], replacement]
+            size += found[0] - position + len(replacement)
+            position = found[1]
+            if size > MAX_TEXT or operator == "/":
+                break
+        parts.append(value[position:])
+        if size > MAX_TEXT:
+            return None
+        out = "".join(parts)
+    return out if len(out) <= MAX_TEXT else None
 
 
 def _literal_replacement(source: str, operator: str) -> tuple[str, str] | None:
