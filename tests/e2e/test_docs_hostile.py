@@ -265,10 +265,11 @@ def _with_hidden_characters(site: Site) -> Site:
         model=site.models["evil_model"],
         dataset=site.datasets["evil_data"],
     )
-    # the page shows the recipe file as it is on disk, read after the catalog was loaded
+    # the page shows the recipe file as it is on disk, read after the catalog was loaded (through the
+    # one reader, which refuses a NUL in any text file, as it refuses one when the catalog is loaded)
     recipe_file = site.root / "recipes" / "evil_recipe.yaml"
     with recipe_file.open("a", encoding="utf-8") as stream:
-        stream.write("# hidden:" + HIDDEN.replace("\u2028", " ") + "\n")
+        stream.write("# hidden:" + HIDDEN.replace("\u2028", " ").replace("\x00", " ") + "\n")
     return site
 
 
