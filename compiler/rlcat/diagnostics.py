@@ -51,7 +51,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC004": ("not a mapping at top level", Severity.ERROR),
     "RLC005": ("unsupported YAML tag", Severity.ERROR),
     "RLC006": ("file is not valid UTF-8 text", Severity.ERROR),
-    "RLC007": ("document too large or too deep", Severity.ERROR),
+    "RLC007": ("input too large, too deep or too costly to read", Severity.ERROR),
     "RLC008": ("empty file", Severity.ERROR),
     "RLC009": ("text that reads differently than it shows", Severity.ERROR),
     "RLC010": ("YAML 1.1 value that YAML 1.2 reads differently", Severity.ERROR),
