@@ -268,8 +268,13 @@ def _bad(rlcat: Run, script: Path, *args: str) -> tuple[int, list[dict[str, Any]
 
 
 def test_unparsable_bash_is_exit_2_at_its_line(rlcat: Run) -> None:
+    """An `if` that never closes: at the end of the file, where bash stops too (`bash -n`: "line 5:
+    syntax error: unexpected end of file"), naming what is missing."""
     code, found = _bad(rlcat, DATA / "unparsable.sh")
-    assert code == 2 and ("RLC050", 3) in [(d["code"], d["line"]) for d in found]
+    assert code == 2
+    assert [(d["line"], d["message"]) for d in found if d["code"] == "RLC050"] == [
+        (5, "missing 'fi': bash would stop at this line")
+    ]
 
 
 def test_script_without_a_launch_is_exit_1(rlcat: Run) -> None:

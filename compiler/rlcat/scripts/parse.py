@@ -125,7 +125,7 @@ def decode(data: bytes, file: str) -> tuple[str | None, list[Diagnostic]]:
 def parse(text: str, file: str) -> tuple[ParsedScript | None, list[Diagnostic]]:
     """The syntax tree of `text`, with a diagnostic for each syntax error (up to a few); None when
     the tree is too deep to walk."""
-    data = text.encode()
+    data = _without_backslash_at_end(text).encode()
     tree = _parser().parse(data)
     starts = [0]
     position = data.find(b"\n")
@@ -160,6 +160,17 @@ def parse(text: str, file: str) -> tuple[ParsedScript | None, list[Diagnostic]]:
             )
         )
     return parsed, found
+
+
+def _without_backslash_at_end(text: str) -> str:
+    """`text` without the `\\` that ends it, if one does (followed by its newline or not): bash
+    drops it and runs the command it continued, where tree-sitter-bash sees a syntax error. An
+    escaped backslash (`\\\\`) stays. What comes before keeps its lines and columns."""
+    body = text.removesuffix("\n")
+    backslashes = len(body) - len(body.rstrip("\\"))
+    if backslashes % 2 == 0:
+        return text
+    return body[:-1] + text[len(body) :]
 
 
 def _excerpt(parsed: ParsedScript, node: Node) -> str:
