@@ -124,10 +124,25 @@ def test_matrix_table(rlcat: Run) -> None:
         "engine",
         "backend",
         "compiles",
-        "support",
+        "status",
         "guards",
     ]
     assert len(r.out.splitlines()) == 3
+
+
+def test_a_cell_that_does_not_compile_is_not_supported(rlcat: Run) -> None:
+    """rocm-7.0.2 supports fully-async × vLLM × Megatron; this imported recipe does not compile there
+    (keys verl 0.7.1 lacks): the cell says so, with the platform's word beside it."""
+    recipe = "grpo_qwen3_5_35b_a3b_dapo_math_megatron_sglang_16_16_async_dynamic"
+    cells = json.loads(rlcat("matrix", recipe, "--platform", "rocm-7.0.2", "--format", "json").out)
+    vllm = next(c for c in cells if c["engine"] == "vllm")
+    assert (vllm["compiles"], vllm["support"], vllm["status"]) == (False, "supported", "does not compile")
+    sglang = next(c for c in cells if c["engine"] == "sglang")
+    assert (sglang["support"], sglang["status"]) == ("known-broken", "known-broken")
+    table = rlcat("matrix", recipe, "--platform", "rocm-7.0.2").out
+    row = next(line for line in table.splitlines() if " vllm " in line)
+    assert "does not compile (platform: supported)" in row and "NO: RLC801 " in row
+    assert all(c["status"] in ("supported", "untested") for c in cells if c["compiles"])
 
 
 def test_guards_json_lists_the_registry(rlcat: Run) -> None:

@@ -31,6 +31,7 @@ def matrix_cmd(
     catalog: CatalogOpt = None,
 ) -> None:
     """Compile every mode × engine × backend cell the recipe allows on every platform: whether it
-    compiles, the guards that fire, and the platform's support status."""
+    compiles, the guards that fire, and its status: the platform's support status where the recipe
+    compiles (a cell that does not compile says so, the platform's word beside it)."""
     cells = matrix(recipe, catalog_for(catalog, [recipe]), list(platform or []) or None)
     write_output(render_matrix(cells, fmt))

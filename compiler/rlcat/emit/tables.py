@@ -85,21 +85,24 @@ def render_diff(changes: list[Change], label_a: str, label_b: str, fmt: str) -> 
 
 
 def render_matrix(cells: list[Cell], fmt: str) -> str:
+    """The cells of `rlcat matrix`: `status` is what the cell is for the recipe (Cell.status), the
+    platform's own word stays beside it (`support` in JSON, in brackets in the table where the two
+    differ)."""
     if fmt == "json":
-        return json_text([c.__dict__ for c in cells])
+        return json_text([{**c.__dict__, "status": c.status} for c in cells])
     rows = [
         [
             c.platform,
             c.mode,
             c.engine,
             c.backend,
-            "yes" if c.compiles else "NO: " + ",".join(c.errors),
-            c.support,
+            "yes" if c.compiles else "NO: " + ",".join(dict.fromkeys(c.errors)),
+            c.status if c.status == c.support else f"{c.status} (platform: {c.support})",
             ",".join(c.guards) or "-",
         ]
         for c in cells
     ]
-    return render_table(["platform", "mode", "engine", "backend", "compiles", "support", "guards"], rows)
+    return render_table(["platform", "mode", "engine", "backend", "compiles", "status", "guards"], rows)
 
 
 def render_guards(guards: list[type[Guard]], fmt: str) -> str:

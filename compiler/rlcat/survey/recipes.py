@@ -87,6 +87,15 @@ class Cell:
     guards: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
+    @property
+    def status(self) -> str:
+        """What the cell is for this recipe: the platform's word (`support`) where the recipe
+        compiles, or where the platform marks the cell known-broken; otherwise "does not compile"
+        (a cell the platform supports is not "supported" for a recipe that cannot compile there)."""
+        if self.compiles or self.support == "known-broken":
+            return self.support
+        return "does not compile"
+
 
 def axis_values(r: Recipe) -> tuple[list[str], list[str], list[str]]:
     """(modes, engines, backends) the recipe allows, its own value first."""
