@@ -9,17 +9,32 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from rlcat import __version__ as VERSION
 from rlcat.catalog import Catalog
 from rlcat.cli import main
 from rlcat.dev.trees import VERL_VERSIONS, require_tree
+
+# Property tests keep no example database: a run must not depend on what an earlier run on this
+# machine found (a failure prints its example). Hypothesis's other caches go to a temporary folder of
+# the run's own (made before any test is collected, removed at the end), never into the checkout.
+settings.register_profile("rlcat", database=None)
+settings.load_profile("rlcat")
+_HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="rlcat-hypothesis-")
+set_hypothesis_home_dir(_HYPOTHESIS_HOME)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_HYPOTHESIS_HOME, ignore_errors=True)
 
 REPO = Path(__file__).resolve().parent.parent
 # the hand-written recipes (goldens and the heavy compose tests iterate them) and the upstream
