@@ -36,6 +36,7 @@ set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_HYPOTHESIS_HOME, ignore_errors=True)
 
+
 REPO = Path(__file__).resolve().parent.parent
 # the hand-written recipes (goldens and the heavy compose tests iterate them) and the upstream
 # examples imported from verl's own scripts (recipes/upstream/, tested lightly)

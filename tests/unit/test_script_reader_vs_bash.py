@@ -145,7 +145,8 @@ def run_bash(source: str, folder: Path, bin_dir: Path) -> dict[str, Any] | None:
     record = folder / "argv.json"
     record.unlink(missing_ok=True)
     caller = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": HOME, "RECORD": str(record)}
-    subprocess.run(["/bin/bash", str(path)], env=caller, cwd=folder, capture_output=True, timeout=30, check=False)
+    bash = ["/bin/bash", str(path)]
+    subprocess.run(bash, env=caller, cwd=folder, capture_output=True, timeout=30, check=False)
     if not record.exists():
         return None
     ran: dict[str, Any] = json.loads(record.read_text())
