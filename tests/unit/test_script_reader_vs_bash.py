@@ -6,6 +6,7 @@ defaults, exports, comments, `set -x`, here-documents, continuations, a comment 
 cuts a command, a `\\` at the end of the file). Their values are all knowable without running
 anything, so the reader must know every one of them: the same argv, the same exported env, never an
 "only known when it runs" where bash had a value, and never a refusal (RLC050) of what bash runs.
+150 scripts per run (about 10 s); RLCAT_BASH_EXAMPLES=N asks for more (600 passed when written).
 """
 
 from __future__ import annotations
@@ -61,7 +62,20 @@ def statement(draw: Any) -> str:
     name = draw(st.sampled_from(NAMES))
     kind = draw(
         st.sampled_from(
-            ["assign", "export", "default", "array", "append", "comment", "blank", "trace", "heredoc", "if"]
+            [
+                "assign",
+                "export",
+                "default",
+                "array",
+                "append",
+                "comment",
+                "blank",
+                "trace",
+                "heredoc",
+                "if",
+                "positional",
+                "function",
+            ]
         )
     )
     if kind == "assign":
@@ -79,6 +93,10 @@ def statement(draw: Any) -> str:
         return f"# {draw(VALUE)} \\"  # a `\` at the end of a comment continues nothing
     if kind == "blank":
         return ""
+    if kind == "positional":
+        return f"set -- {' '.join(draw(st.lists(quoted(), max_size=3)))}"
+    if kind == "function":
+        return f'f() {{ {name}="$1-$#"; }}\nf {draw(quoted())} {draw(quoted())}'
     if kind == "trace":
         return draw(st.sampled_from(["set -x", "set +x", "set -eu", "set +eu"]))
     if kind == "heredoc":
@@ -102,6 +120,15 @@ def argument(draw: Any, index: int) -> str:
                 f'"${{{name}}}x"',
                 draw(quoted()),
                 f'"${{#{name}}}"',
+                f'"${{{name}#*.}}"',
+                f'"${{{name}%%=*}}"',
+                f'"${{{name}//a/b}}"',
+                f'"${{{name}/#X/y}}"',
+                f'"${{{name}:1:3}}"',
+                f'"${{{name}^^}}"',
+                '"$1"',
+                '"$@"',
+                "$#",
             ]
         )
     )
@@ -159,7 +186,7 @@ def run_bash(source: str, folder: Path, bin_dir: Path) -> dict[str, Any] | None:
 
 
 @settings(
-    max_examples=150,
+    max_examples=int(os.environ.get("RLCAT_BASH_EXAMPLES", "150")),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
