@@ -76,6 +76,7 @@ SKIPPED_GUARDS: dict[str, str] = {
     "a script names no catalog model",
 }
 
+MODEL_PATH = f"{ARF}.model.path"
 # Guards that judge the model's shape: run only when the script's model path names a catalog model
 # or a local folder with a config.json (model_facts.script_model), with the reason otherwise.
 MODEL_GUARDS: dict[str, str] = {
@@ -234,7 +235,9 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
 
     axes = script_recipe(entrypoint, plan, index)
     platform = profile or NoPlatform(version)
-    model = script_model(Context(axes, NoModel(), platform, plan, index).value(f"{ARF}.model.path"))
+    model = script_model(
+        _model_path(launch) or Context(axes, NoModel(), platform, plan, index).value(MODEL_PATH)
+    )
     skip = {**SKIPPED_GUARDS, **(MODEL_GUARDS if model is None else {})}
     ctx = Context(axes, model or NoModel(), platform, plan, index)
     guarded = run_guards(ctx, {}, file, skip=skip, apply_fixes=False)
@@ -247,6 +250,13 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
         if o.prefix == "++" and not o.setting.prefix
     ]
     return [d if d.line is not None or d.argument else replace(d, **at) for d in found]
+
+
+def _model_path(launch: Launch) -> str | None:
+    """The model path a launch gives verl, as written: a value only running the script tells in
+    full (`$HOME/models/Qwen3-8B`) still names its model by the folder's name."""
+    given = [o.value_text for o in launch.overrides if o.key == MODEL_PATH and o.prefix != "~"]
+    return given[-1] if given else None
 
 
 def entry_module(launch: Launch) -> str:
