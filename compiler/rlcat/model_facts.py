@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -103,10 +105,11 @@ def folder_facts(folder: Path) -> ModelFacts | None:
     return ModelFacts(name=folder.name, source=shown, **found) if found else None
 
 
-def catalog_models(root: Path | None = None) -> list[dict[str, Any]]:
+@cache  # the built-in catalog does not change while rlcat runs; lint asks once per launch
+def catalog_models() -> tuple[dict[str, Any], ...]:
     """The built-in catalog's model entries as plain mappings, in name order."""
-    folder = (root or builtin_root()) / "catalog" / "models"
-    return [dict(load_yaml(p).data) for p in sorted(folder.glob("*.yaml"))]
+    folder = builtin_root() / "catalog" / "models"
+    return tuple(dict(load_yaml(p).data) for p in sorted(folder.glob("*.yaml")))
 
 
 def catalog_facts(entry: dict[str, Any]) -> ModelFacts:
@@ -114,7 +117,7 @@ def catalog_facts(entry: dict[str, Any]) -> ModelFacts:
     return ModelFacts(name=str(entry["name"]), source=f"catalog model {entry['name']}", **values)
 
 
-def catalog_match(path: str, entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+def catalog_match(path: str, entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The catalog entry a model path names: the same hub id, else a folder of the name the hub id
     ends in (`$HOME/models/Qwen3-8B` for Qwen/Qwen3-8B), compared without case."""
     wanted = path.rstrip("/")
@@ -144,3 +147,16 @@ def script_model(path: Any) -> ModelFacts | None:
     # the folder's own values win; the entry adds what config.json lacks (a longer known context)
     merged: dict[str, Any] = {f: getattr(local, f) or entry.get(f) for f in FACT_FIELDS}
     return ModelFacts(name=str(entry["name"]), source=local.source, **merged)
+
+
+def with_local_config(model: Any, path: Any) -> Any:
+    """The model a compiled plan trains: the catalog entry, unless the plan's model path is a
+    folder on this machine whose config.json says otherwise (the weights that run are those).
+    `model` is returned unchanged when there is no such folder."""
+    folder = local_folder(path) if isinstance(path, str) else None
+    local = folder_facts(folder) if folder is not None else None
+    if local is None:
+        return model
+    merged: dict[str, Any] = {f: getattr(local, f) or getattr(model, f, None) for f in FACT_FIELDS}
+    merged["max_position_embeddings"] = merged["max_position_embeddings"] or 0
+    return ModelFacts(name=str(model.name), source=local.source, **merged)
