@@ -4,6 +4,7 @@ after `--`, and bad input refused with a diagnostic."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -272,3 +273,22 @@ def test_typed_fields_are_the_ones_the_lowering_names(tmp_path: Path) -> None:
     done = import_reference(QUICK[0], tmp_path)
     fields = {s.origin.field for s in done.imported.solution.typed.values()}
     assert {"batch.mini_batch_size", "actor.optim.lr", "trainer.epochs", "dataset", "model"} <= fields
+
+
+def test_a_local_model_folder_gives_the_new_entry_its_shape(rlcat: Rlcat, tmp_path: Path) -> None:
+    """A model path that is a folder here with a config.json: the new catalog entry takes the
+    model's heads and positions from it (read, never fetched) instead of a guess."""
+    folder = tmp_path / "my-7b"
+    folder.mkdir()
+    config = {"num_attention_heads": 28, "num_key_value_heads": 4, "max_position_embeddings": 32768}
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    out = tmp_path / "cat"
+    command = (*MEGATRON_COMMAND, f"actor_rollout_ref.model.path={folder}")
+    result = rlcat("import", "-o", str(out), "--name", "local_run", "--", *command)
+    assert result.code == 0, result.out + result.err
+    entries = [yaml.safe_load(p.read_text()) for p in (out / "catalog" / "models").glob("*.yaml")]
+    assert [(e["hf_id"], e["num_attention_heads"], e["num_key_value_heads"]) for e in entries] == [
+        (str(folder), 28, 4)
+    ]
+    assert entries[0]["max_position_embeddings"] == 32768
+    assert entries[0]["facts_source"] == str(folder / "config.json")

@@ -52,6 +52,12 @@ CASES: dict[str, tuple[Path, str, str, str | None]] = {
         "actor_rollout_ref.actor.megatron.grad_offload=True",
     ),
     "batch_arithmetic": (DATA / "batch_arithmetic.sh", "RLC703", "error", "data.train_batch_size=12"),
+    "rollout_tp_does_not_split_the_heads": (
+        DATA / "attention_heads.sh",
+        "RLC602",
+        "error",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=3",
+    ),
 }
 
 
@@ -501,3 +507,43 @@ def test_the_console_script_ends_with_its_report_whole(tmp_path: Path) -> None:
     assert json.loads(report.read_text(encoding="utf-8"))["runs"][0]["results"]
     clean = run(str(DATA / "clean.sh"))
     assert clean.returncode == 0 and "0 error(s)" in clean.stdout, clean.stdout + clean.stderr
+
+
+def test_local_model_folder_config_json_gives_the_heads(rlcat: Run, tmp_path: Path) -> None:
+    """A model path that is a folder here: its config.json's heads judge the script (a folder named
+    after no catalog model), and without a config.json nothing does."""
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    config = {"num_attention_heads": 28, "num_key_value_heads": 4, "max_position_embeddings": 32768}
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    script = tmp_path / "run.sh"
+    text = (DATA / "attention_heads.sh").read_text(encoding="utf-8")
+    script.write_text(
+        text.replace("Qwen/Qwen3-8B", str(folder))
+        .replace("tensor_model_parallel_size=3", "tensor_model_parallel_size=2")
+        .replace("trainer.n_gpus_per_node=6", "trainer.n_gpus_per_node=8")
+        .replace("data.train_batch_size=96", "data.train_batch_size=64")
+        .replace("ppo_mini_batch_size=48", "ppo_mini_batch_size=16"),
+        encoding="utf-8",
+    )
+    assert "RLC602" not in rlcat("lint", str(script)).out  # 28 heads split over 2 ranks
+    script.write_text(script.read_text(encoding="utf-8").replace("size=2 ", "size=8 "), encoding="utf-8")
+    found = rlcat("lint", str(script), "--format", "json")
+    assert [d["message"] for d in _json(found)["diagnostics"] if d["code"] == "RLC602"] == [
+        "rollout tensor parallel size 8 cannot split my-model: its 28 attention heads do not divide by 8 "
+        "(vLLM and SGLang refuse the engine when it starts)"
+    ]
+    (folder / "config.json").unlink()
+    assert "RLC602" not in rlcat("lint", str(script)).out  # nothing says how many heads it has
+
+
+def test_launch_environment_is_judged(rlcat: Run, tmp_path: Path) -> None:
+    """Variables the script exports are judged with its overrides: too few visible GPUs (RLC504),
+    expandable segments under the CUDA name with the rollout's custom all-reduce on (RLC502)."""
+    script = tmp_path / "run.sh"
+    text = (DATA / "clean.sh").read_text(encoding="utf-8")
+    env = "export CUDA_VISIBLE_DEVICES=0,1,2,3\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+    script.write_text(text.replace("python3 -m", env + "python3 -m", 1), encoding="utf-8")
+    codes = Counter(d["code"] for d in _json(rlcat("lint", str(script), "--format", "json"))["diagnostics"])
+    assert codes["RLC504"] == 1
+    assert codes["RLC502"] == 1  # verl's default rollout tensor parallel size is 2

@@ -20,6 +20,7 @@ from rlcat.lower.steps import lower
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting, same_value
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
+from rlcat.model_facts import with_local_config
 from rlcat.read.document import with_yaml11_hints
 from rlcat.resolve.entries import load_platform
 from rlcat.resolve.extends import load_recipe_source
@@ -29,6 +30,7 @@ from rlcat.syntax.hydra_value import HydraValueError, with_live_interpolations
 from rlcat.syntax.hydra_value import parse as parse_hydra_value
 from rlcat.verl import index as verl_index
 from rlcat.verl.check import Override, check
+from rlcat.verl.names import ARF
 
 
 @dataclass
@@ -135,7 +137,10 @@ def _compile(req: Request, catalog: Catalog, source: Source) -> Compiled:
     )
 
     ancestors = resolved.source.files[:-1]
-    context = Context(recipe, resolved.model, profile, plan, index)
+    # a model path that is a folder here: its config.json is what the run loads (never fetched)
+    path = plan.overrides.get(f"{ARF}.model.path")
+    model = with_local_config(resolved.model, path.final.value if path and not path.removed else None)
+    context = Context(recipe, model, profile, plan, index)
     guarded = run_guards(context, allow, recipe_file, ancestors)
     for setting, is_env in guarded.fixes:
         plan.put(setting, env=is_env)

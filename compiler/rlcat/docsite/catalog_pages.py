@@ -121,6 +121,18 @@ def _used_by(site: Site, here: str, kind: str, name: str) -> str:
     return ", ".join(link(code(n), rel(here, page("recipe", n))) for n in users) or "no recipe yet"
 
 
+# The config.json facts a model page lists (ModelEntry fields), in the order people read them.
+SHAPE_FACTS = (
+    "num_attention_heads",
+    "num_key_value_heads",
+    "hidden_size",
+    "num_hidden_layers",
+    "vocab_size",
+    "num_experts",
+    "num_experts_per_tok",
+)
+
+
 def model_page(site: Site, name: str) -> str:
     here = page("model", name)
     m = site.models[name]
@@ -139,6 +151,13 @@ def model_page(site: Site, name: str) -> str:
                 f"{link('RLC601', rel(here, page('guard', 'RLC601')))})",
             )
         )
+    shape = [(f, getattr(m, f)) for f in SHAPE_FACTS if getattr(m, f) is not None]
+    if shape:
+        guard = link("RLC602", rel(here, page("guard", "RLC602")))
+        items += [(f, str(v)) for f, v in shape]
+        items.append(("shape from", esc(m.facts_source) + f" (heads used by {guard})"))
+    else:
+        items.append(("shape", "not verified from a published config.json: RLC602 does not judge it"))
     items.append(("trust_remote_code", "yes" if m.trust_remote_code else "no"))
     items.append(("used by", _used_by(site, here, "model", name)))
     out = [f"# Model {name_md(name)}\n", facts(items)]

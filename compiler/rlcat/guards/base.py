@@ -53,7 +53,8 @@ class RecipeView(Protocol):
 
 
 class ModelView(Protocol):
-    """The catalog model: its name and how many positions it has."""
+    """The catalog model: its name, how many positions it has, and its shape as config.json says
+    (None: not known, and a guard that needs the value does not judge it)."""
 
     @property
     def name(self) -> str: ...
@@ -61,6 +62,10 @@ class ModelView(Protocol):
     def max_position_embeddings(self) -> int: ...
     @property
     def extended_max_position_embeddings(self) -> int | None: ...
+    @property
+    def num_attention_heads(self) -> int | None: ...
+    @property
+    def num_key_value_heads(self) -> int | None: ...
 
 
 class PlatformView(Protocol):

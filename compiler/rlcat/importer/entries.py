@@ -18,6 +18,7 @@ from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.importer.probe import DOC_MODELS, Doc, Draft, Leaf, base_types, finals, leaves, probe_values
 from rlcat.importer.solve import Evaluation, Solver
 from rlcat.model.axes import NAME_PATTERN
+from rlcat.model_facts import FACT_FIELDS, folder_facts, local_folder
 from rlcat.resolve.entries import load_entry
 
 KINDS: tuple[Doc, ...] = ("model", "dataset")
@@ -127,6 +128,8 @@ def _new_entry(solver: Solver, draft: Draft, kind: Doc, catalog: Catalog, recipe
         else:
             data[field] = f"not known from {solver.run.file}: fill in"
         guessed.append(field)
+    if kind == "model":
+        guessed = _with_local_facts(data, guessed)
     stem = (
         f"{recipe_name}_{kind}"
         if {"hf_id", "train_files"} & set(guessed)
@@ -135,6 +138,21 @@ def _new_entry(solver: Solver, draft: Draft, kind: Doc, catalog: Catalog, recipe
     name = _unique_name(_bounded(stem), kind, catalog)
     data["name"] = name
     return NewEntry(kind, name, data, guessed)
+
+
+def _with_local_facts(data: dict[str, Any], guessed: list[str]) -> list[str]:
+    """A new model entry whose model path is a folder here: its config.json's shape (heads, KV
+    heads, positions, …) fills the entry, and its positions replace the guess. Never the network."""
+    folder = local_folder(str(data.get("hf_id", "")))
+    facts = folder_facts(folder) if folder is not None else None
+    if facts is None:
+        return guessed
+    for fact in FACT_FIELDS:
+        value = getattr(facts, fact)
+        if value and fact != "extended_max_position_embeddings":
+            data[fact] = value
+    data["facts_source"] = facts.source
+    return [g for g in guessed if g != "max_position_embeddings" or not facts.max_position_embeddings]
 
 
 def _entry_name(kind: Doc, data: dict[str, Any], recipe_name: str) -> str:

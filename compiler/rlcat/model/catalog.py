@@ -26,6 +26,23 @@ class ModelEntry(Strict):
     extended_max_position_embeddings: PositiveInt | None = Field(
         default=None, description="A longer context the model is known to handle (used by guard RLC601)"
     )
+    # What parallel settings depend on, as the model's published config.json says (for a
+    # vision-language model, its text_config). None: not verified, and the guards that need the value
+    # do not judge it (guards RLC602, RLC603).
+    num_attention_heads: PositiveInt | None = None
+    num_key_value_heads: PositiveInt | None = None
+    hidden_size: PositiveInt | None = None
+    num_hidden_layers: PositiveInt | None = None
+    vocab_size: PositiveInt | None = None
+    num_experts: PositiveInt | None = Field(
+        default=None, description="Routed experts of a mixture-of-experts model"
+    )
+    num_experts_per_tok: PositiveInt | None = Field(
+        default=None, description="Experts each token is routed to"
+    )
+    facts_source: str = Field(
+        default="", description="Where the config.json values above were read (a URL or repository path)"
+    )
     trust_remote_code: bool = False
     notes: str = ""
 

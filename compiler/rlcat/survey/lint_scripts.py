@@ -41,6 +41,7 @@ from rlcat.diagnostics import (
 )
 from rlcat.guards import Context, run_guards
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting
+from rlcat.model_facts import script_model
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
 from rlcat.syntax.hydra_value import HydraValueError, key_problem, with_live_interpolations
 from rlcat.verl.check import check
@@ -71,10 +72,18 @@ ENTRY_MODES: dict[str, str] = {FULLY_ASYNC_MAIN: "fully_async", ONE_STEP_OFF_MAI
 
 # Guards that need what only a recipe says, with the reason (docs/lint.md lists them).
 SKIPPED_GUARDS: dict[str, str] = {
-    "RLC601": "it compares prompt + response with the catalog model's position count; a script names "
-    "its model by path only",
     "RLC902": "it compares the model path with the model rlcat ships under the recipe's catalog name; "
     "a script names no catalog model",
+}
+
+MODEL_PATH = f"{ARF}.model.path"
+# Guards that judge the model's shape: run only when the script's model path names a catalog model
+# or a local folder with a config.json (model_facts.script_model), with the reason otherwise.
+MODEL_GUARDS: dict[str, str] = {
+    "RLC601": "it compares prompt + response with the model's position count; the script's model path "
+    "names no catalog model and no local folder with a config.json",
+    "RLC602": "it compares parallel sizes with the model's attention heads; the script's model path names "
+    "no catalog model and no local folder with a config.json",
 }
 
 # Input that could not be read at all (exit 2): the files validate cannot read, and bash the reader
@@ -224,10 +233,14 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
             bad = [_at_group(d, groups, file) for d in check(only_groups, base).diagnostics]
             return found + (bad or [_not_indexed(version, config, choices, at)])
 
-    ctx = Context(
-        script_recipe(entrypoint, plan, index), NoModel(), profile or NoPlatform(version), plan, index
+    axes = script_recipe(entrypoint, plan, index)
+    platform = profile or NoPlatform(version)
+    model = script_model(
+        _model_path(launch) or Context(axes, NoModel(), platform, plan, index).value(MODEL_PATH)
     )
-    guarded = run_guards(ctx, {}, file, skip=SKIPPED_GUARDS, apply_fixes=False)
+    skip = {**SKIPPED_GUARDS, **(MODEL_GUARDS if model is None else {})}
+    ctx = Context(axes, model or NoModel(), platform, plan, index)
+    guarded = run_guards(ctx, {}, file, skip=skip, apply_fixes=False)
     checked = check(plan, index, skip=guarded.keys)
     found += guarded.diagnostics
     found += [_at_group(d, groups, file) for d in checked.diagnostics if d.code not in NOT_FOR_SCRIPTS]
@@ -237,6 +250,13 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
         if o.prefix == "++" and not o.setting.prefix
     ]
     return [d if d.line is not None or d.argument else replace(d, **at) for d in found]
+
+
+def _model_path(launch: Launch) -> str | None:
+    """The model path a launch gives verl, as written: a value only running the script tells in
+    full (`$HOME/models/Qwen3-8B`) still names its model by the folder's name."""
+    given = [o.value_text for o in launch.overrides if o.key == MODEL_PATH and o.prefix != "~"]
+    return given[-1] if given else None
 
 
 def entry_module(launch: Launch) -> str:
@@ -434,11 +454,14 @@ class ScriptAxes:
 
 @dataclass(frozen=True)
 class NoModel:
-    """No catalog model: every guard that reads the model is among SKIPPED_GUARDS."""
+    """No model the script names is known: every guard that reads the model is skipped
+    (MODEL_GUARDS)."""
 
     name: str = ""
     max_position_embeddings: int = 0
     extended_max_position_embeddings: int | None = None
+    num_attention_heads: int | None = None
+    num_key_value_heads: int | None = None
 
 
 @dataclass(frozen=True)

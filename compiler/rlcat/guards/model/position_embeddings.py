@@ -60,7 +60,7 @@ class ContextLongerThanPositions(Guard):
         if override is None and extended is not None and extended >= needed:
             yield Finding(
                 f"{ctx.model.name} has {ctx.model.max_position_embeddings} positions but prompt + response "
-                f"is {needed} tokens; emitting {KEY}={extended}",
+                f"is {needed} tokens: {KEY}={extended} raises them to the context it is known to handle",
                 key=KEY,
                 fix={KEY: extended},
                 hint=f"or set max_position_embeddings to {extended} in the model's config.json (AMD's quick "
