@@ -43,6 +43,7 @@ class GuardReport:
     fixes: list[tuple[Setting, bool]] = field(default_factory=list)
     fired: list[str] = field(default_factory=list)  # guard ids that found something
     keys: set[str] = field(default_factory=set)  # keys a guard reported (the key check skips them)
+    read: set[str] = field(default_factory=set)  # keys of the plan a guard looked at (lint: RLC1102)
 
 
 def run_guards(
@@ -124,6 +125,7 @@ def run_guards(
             if o is not None and o.file in ancestors:
                 found = _at_own_setting(found, o, seen.reads, recipe_file)
             report.diagnostics.append(found)
+        report.read.update(setting.key for setting in seen.reads)
     return report
 
 

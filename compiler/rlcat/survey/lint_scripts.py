@@ -43,7 +43,7 @@ from rlcat.guards import Context, run_guards
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
 from rlcat.syntax.hydra_value import HydraValueError, key_problem, with_live_interpolations
-from rlcat.verl.check import check
+from rlcat.verl.check import check, type_matches
 from rlcat.verl.index import (
     KeyIndex,
     available_versions,
@@ -141,13 +141,23 @@ def lint_reading(
     profile: PlatformProfile | None = None,
     only_launches: bool = False,
 ) -> list[Diagnostic]:
-    """The reader's findings and each launch's, once each, in line order."""
-    found = [_as_lint_finding(d, only_launches) for d in reading.diagnostics]
-    found = _with_lost_overrides(found, reading)
+    """The reader's findings and each launch's, once each, in line order. An override only running
+    the script would tell (RLC1102) is a finding only where its value matters (`_unknown_matters`):
+    `data.train_files=$HOME/data/train.parquet` is shown as written, and nothing rlcat judges reads it."""
+    launched: list[Diagnostic] = []
+    matters: set[tuple[int, int]] = set()
     for launch in reading.launches:
-        found += [
-            _as_lint_finding(d, only_launches) for d in lint_launch(launch, reading.file, version, profile)
-        ]
+        found_here, matters_here = _lint_launch(launch, reading.file, version, profile)
+        launched += found_here
+        matters |= matters_here
+    unknown = {(o.line, o.col) for launch in reading.launches for o in launch.overrides if not o.known}
+    quiet = unknown - matters
+    told = [
+        d for d in reading.diagnostics if not (d.code == "RLC1102" and d.key and (d.line, d.col) in quiet)
+    ]
+    found = [_as_lint_finding(d, only_launches) for d in told]
+    found = _with_lost_overrides(found, reading)
+    found += [_as_lint_finding(d, only_launches) for d in launched]
     unique: dict[tuple[object, ...], Diagnostic] = {}
     for d in found:
         unique.setdefault((d.code, d.severity, d.file, d.line, d.col, d.key, d.message), d)
@@ -185,24 +195,34 @@ def _with_lost_overrides(found: list[Diagnostic], reading: ScriptReading) -> lis
 def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfile | None) -> list[Diagnostic]:
     """What verl `version` would make of one launch: its keys, prefixes, types, duplicates, and the
     guards that can judge it."""
+    return _lint_launch(launch, file, version, profile)[0]
+
+
+def _lint_launch(
+    launch: Launch, file: str, version: str, profile: PlatformProfile | None
+) -> tuple[list[Diagnostic], set[tuple[int, int]]]:
+    """lint_launch's findings, and where the launch has an override only running the script would
+    tell whose value matters (`_unknown_matters`), as (line, col): none in a launch not checked."""
     at: Where = {"file": file, "line": launch.line, "col": launch.col}
     entrypoint = entry_module(launch)
     if entrypoint not in ENTRY_CONFIGS:
-        return [_unknown_entrypoint(entrypoint, at)]
+        return [_unknown_entrypoint(entrypoint, at)], set()
     config = launch.config_name or ENTRY_CONFIGS[entrypoint]
     not_a_name = config_name_problem(config, **at)
     if not_a_name is not None:
-        return [not_a_name]
+        return [not_a_name], set()
     try:
         base = load_index(version, config)
     except RlcatError:
-        return [_not_indexed(version, config, (), at)]
+        return [_not_indexed(version, config, (), at)], set()
 
     found: list[Diagnostic] = []
     groups: dict[str, Override] = {}
     plan = Plan(file, profile.name if profile else "", entrypoint, config, version, version)
     for override in launch.overrides:
         group = _group_of(override, base)
+        if group is not None and not override.known:
+            continue  # which option only running the script tells (RLC1102 says so): none is judged
         if group is not None:
             groups[group] = override
             plan.group_choices[group] = override.value_text or ""
@@ -222,7 +242,7 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
         except RlcatError:
             only_groups = Plan(file, plan.platform, entrypoint, config, version, version, plan.group_choices)
             bad = [_at_group(d, groups, file) for d in check(only_groups, base).diagnostics]
-            return found + (bad or [_not_indexed(version, config, choices, at)])
+            return found + (bad or [_not_indexed(version, config, choices, at)]), set()
 
     ctx = Context(
         script_recipe(entrypoint, plan, index), NoModel(), profile or NoPlatform(version), plan, index
@@ -236,7 +256,25 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
         for o in checked.overrides
         if o.prefix == "++" and not o.setting.prefix
     ]
-    return [d if d.line is not None or d.argument else replace(d, **at) for d in found]
+    unknown = [o for o in launch.overrides if not o.known]
+    matters = {(o.line, o.col) for o in unknown if _unknown_matters(o, index, guarded.read)}
+    return [d if d.line is not None or d.argument else replace(d, **at) for d in found], matters
+
+
+def _unknown_matters(override: Override, index: KeyIndex, read: set[str]) -> bool:
+    """Whether an override only running the script would tell (`$HOME/data/x.parquet`, `$(date)`)
+    hides something rlcat must judge: where its words split (an unknown key or word), a value a
+    guard reads, or a key whose type not every text fits (a number, a flag, a list). A path or a
+    name verl takes as any text (`data.train_files`, `trainer.experiment_name`) is shown as written
+    and judged by nobody; an unknown value there is no finding. Nor is one in a launch rlcat does
+    not check at all (no key index: RLC1111, RLC1112 say so)."""
+    key = override.key
+    if override.value_text is None or key_problem(key) is not None or key in read:
+        return True
+    if _group_of(override, index) is not None:
+        return True  # the option must exist in the release
+    name = index.name_of(key)
+    return name is not None and not type_matches(index.type_of(name), "any text", name)
 
 
 def entry_module(launch: Launch) -> str:
