@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from packaging.specifiers import SpecifierSet
@@ -151,6 +152,8 @@ class Context:
     # the settings of the plan a guard has looked at, in order: a finding about a value the recipe
     # inherits is reported at the recipe's own setting among them (guards.run_guards)
     reads: list[Setting] = field(default_factory=list, compare=False, repr=False)
+    # the repository being checked (inside.repository_of): code of it is reviewed with the recipe
+    repository: Path | None = None
 
     def value(self, key: str) -> Any:
         """The value verl will see for `key`: the plan's, else verl's default (simple interpolations

@@ -40,6 +40,7 @@ from rlcat.diagnostics import (
     suggestion_hint,
 )
 from rlcat.guards import Context, run_guards
+from rlcat.inside import repository_of
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
 from rlcat.syntax.hydra_value import HydraValueError, key_problem, with_live_interpolations
@@ -131,7 +132,7 @@ def lint_paths(
     report = LintReport(files=len(files), diagnostics=problems)
     for path in files:
         reading = read_script(path, env=env or {})
-        report.diagnostics += lint_reading(reading, version, profile, only_launches)
+        report.diagnostics += lint_reading(reading, version, profile, only_launches, repository_of(path))
     return report
 
 
@@ -140,6 +141,7 @@ def lint_reading(
     version: str,
     profile: PlatformProfile | None = None,
     only_launches: bool = False,
+    repository: Path | None = None,
 ) -> list[Diagnostic]:
     """The reader's findings and each launch's, once each, in line order. An override only running
     the script would tell (RLC1102) is a finding only where its value matters (`_unknown_matters`):
@@ -147,7 +149,7 @@ def lint_reading(
     launched: list[Diagnostic] = []
     matters: set[tuple[int, int]] = set()
     for launch in reading.launches:
-        found_here, matters_here = _lint_launch(launch, reading.file, version, profile)
+        found_here, matters_here = _lint_launch(launch, reading.file, version, profile, repository)
         launched += found_here
         matters |= matters_here
     unknown = {(o.line, o.col) for launch in reading.launches for o in launch.overrides if not o.known}
@@ -192,14 +194,16 @@ def _with_lost_overrides(found: list[Diagnostic], reading: ScriptReading) -> lis
     return out
 
 
-def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfile | None) -> list[Diagnostic]:
+def lint_launch(
+    launch: Launch, file: str, version: str, profile: PlatformProfile | None, repository: Path | None = None
+) -> list[Diagnostic]:
     """What verl `version` would make of one launch: its keys, prefixes, types, duplicates, and the
-    guards that can judge it."""
-    return _lint_launch(launch, file, version, profile)[0]
+    guards that can judge it; `repository` is the one being checked (inside.repository_of)."""
+    return _lint_launch(launch, file, version, profile, repository)[0]
 
 
 def _lint_launch(
-    launch: Launch, file: str, version: str, profile: PlatformProfile | None
+    launch: Launch, file: str, version: str, profile: PlatformProfile | None, repository: Path | None = None
 ) -> tuple[list[Diagnostic], set[tuple[int, int]]]:
     """lint_launch's findings, and where the launch has an override only running the script would
     tell whose value matters (`_unknown_matters`), as (line, col): none in a launch not checked."""
@@ -245,7 +249,12 @@ def _lint_launch(
             return found + (bad or [_not_indexed(version, config, choices, at)]), set()
 
     ctx = Context(
-        script_recipe(entrypoint, plan, index), NoModel(), profile or NoPlatform(version), plan, index
+        script_recipe(entrypoint, plan, index),
+        NoModel(),
+        profile or NoPlatform(version),
+        plan,
+        index,
+        repository=repository,
     )
     guarded = run_guards(ctx, {}, file, skip=SKIPPED_GUARDS, apply_fixes=False)
     checked = check(plan, index, skip=guarded.keys)
