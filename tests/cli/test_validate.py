@@ -167,7 +167,7 @@ def test_sarif_format(rlcat: Run) -> None:
 def test_json_format_is_stable(rlcat: Run) -> None:
     data = _json(rlcat("validate", str(CORPUS / "bad_enum_engine.yaml"), "--format", "json"))
     assert set(data) == {"version", "tool", "files", "summary", "diagnostics"}
-    assert data["version"] == 2
+    assert data["version"] == 3
     assert set(data["diagnostics"][0]) == {
         "code",
         "severity",
@@ -178,6 +178,7 @@ def test_json_format_is_stable(rlcat: Run) -> None:
         "key",
         "hint",
         "notes",
+        "platforms",
     }
 
 
