@@ -256,7 +256,7 @@ def _lint_launch(
         index,
         repository=repository,
     )
-    guarded = run_guards(ctx, {}, file, skip=SKIPPED_GUARDS, apply_fixes=False)
+    guarded = run_guards(ctx, {}, file, skip=SKIPPED_GUARDS, apply_fixes=False, reader="script")
     checked = check(plan, index, skip=guarded.keys)
     found += guarded.diagnostics
     found += [_at_group(d, groups, file) for d in checked.diagnostics if d.code not in NOT_FOR_SCRIPTS]

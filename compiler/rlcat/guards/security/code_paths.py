@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.guards.base import Context, Finding, Guard, hint, register, said
 from rlcat.guards.security.values import quoted
 from rlcat.inside import names_code_inside
 from rlcat.verl.names import ARF
@@ -77,6 +77,8 @@ class CodeFromAPathTheRecipeNames(Guard):
             yield Finding(
                 f"{key}={quoted(str(setter.value))}: {effect}",
                 key=key,
-                hint="review the code it names; if it is trusted, say why: "
-                f'allow: {{{self.id}: "the reason"}}',
+                hint=hint(
+                    "review the code it names",
+                    said(f'; if it is trusted, say why: allow: {{{self.id}: "the reason"}}', ""),
+                ),
             )
