@@ -157,13 +157,32 @@ def lint_reading(
     told = [
         d for d in reading.diagnostics if not (d.code == "RLC1102" and d.key and (d.line, d.col) in quiet)
     ]
-    found = [_as_lint_finding(d, only_launches) for d in told]
+    found = [_as_lint_finding(d, only_launches) for d in _once_per_variable(told)]
     found = _with_lost_overrides(found, reading)
     found += [_as_lint_finding(d, only_launches) for d in launched]
     unique: dict[tuple[object, ...], Diagnostic] = {}
     for d in found:
         unique.setdefault((d.code, d.severity, d.file, d.line, d.col, d.key, d.message), d)
     return sorted(unique.values(), key=lambda d: (d.line or 0, d.col or 0, d.code))
+
+
+def _once_per_variable(found: list[Diagnostic]) -> list[Diagnostic]:
+    """A variable the script requires and nobody sets (RLC1105) is one problem however often the
+    script reads it: one finding, at the first read (where bash stops), the later reads as notes."""
+    first: dict[str, int] = {}
+    out: list[Diagnostic] = []
+    for d in sorted(found, key=lambda d: (d.line or 0, d.col or 0)):
+        if d.code != "RLC1105":
+            out.append(d)
+            continue
+        at = first.get(d.message)
+        if at is None:
+            first[d.message] = len(out)
+            out.append(d)
+            continue
+        note = Note(f"read again on line {d.line}", d.file, d.line, d.col)
+        out[at] = replace(out[at], notes=(*out[at].notes, note))
+    return out
 
 
 def _as_lint_finding(d: Diagnostic, only_launches: bool) -> Diagnostic:
