@@ -218,7 +218,7 @@ class Diagnostic:
     argument: str | None = None
     # where the value the finding is about came from, when the finding points elsewhere (`moved`)
     notes: tuple[Note, ...] = ()
-    # the platforms the finding holds on, when several were checked (`one_per_problem`)
+    # the platforms a recipe was compiled on that gave the finding (`rlcat validate`: one_per_problem)
     platforms: tuple[str, ...] = ()
 
     @property

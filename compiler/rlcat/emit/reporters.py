@@ -16,7 +16,7 @@ from rlcat.files import read_bytes
 from rlcat.guards import REGISTRY
 
 # 2: each diagnostic has `notes` (where an inherited value came from) and no `docs_url`
-# 3: each diagnostic has `platforms` (those it holds on, when validate checked several; else [])
+# 3: each diagnostic has `platforms`: those validate compiled a recipe on that gave it ([] elsewhere)
 JSON_FORMAT_VERSION = 3
 
 
