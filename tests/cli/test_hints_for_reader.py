@@ -84,6 +84,16 @@ def test_a_script_missing_its_micro_batch_is_told_the_verl_key(rlcat: Run, tmp_p
     assert not [h for h in hints if "batch.micro_batch_size_per_gpu" in h or "batch.dynamic" in h], hints
 
 
+def test_a_platform_guard_tells_a_script_what_to_set(rlcat: Run, tmp_path: Path) -> None:
+    """On ROCm a recipe's author may just remove the setting (the profile sets triton); a script has
+    no profile, and verl would pick aiter."""
+    key = f"{ARF}.rollout.engine_kwargs.sglang.attention_backend"
+    script = tmp_path / "run.sh"
+    script.write_text(SCRIPT.format(extra=f"{ARF}.rollout.name=sglang +{key}=fa3"))
+    hints = _hints(rlcat, "RLC501", "lint", str(script), "--platform", "rocm")
+    assert hints == [f"set {key}=triton (without it verl picks aiter on ROCm)"]
+
+
 def test_one_hint_two_readers() -> None:
     responses = knob("batch.responses_per_prompt", f"{ARF}.rollout.n", value=4)
     text = hint("set ", responses, said(" (or more)", ""))
