@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
 from functools import cache
@@ -218,6 +218,8 @@ class Diagnostic:
     argument: str | None = None
     # where the value the finding is about came from, when the finding points elsewhere (`moved`)
     notes: tuple[Note, ...] = ()
+    # the platforms a recipe was compiled on that gave the finding (`rlcat validate`: one_per_problem)
+    platforms: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
@@ -250,6 +252,7 @@ class Diagnostic:
             "key": self.key,
             "hint": self.hint,
             "notes": [n.to_dict() for n in self.notes],
+            "platforms": list(self.platforms),
         }
 
     def headline(self) -> str:
@@ -286,6 +289,63 @@ def diag(code: str, message: str, **kwargs: object) -> Diagnostic:
     if "severity" not in kwargs:
         kwargs["severity"] = CODES[code][1]
     return Diagnostic(code, message, **kwargs)  # type: ignore[arg-type]
+
+
+def one_per_problem(found: Iterable[tuple[str, Diagnostic]], checked: Sequence[str]) -> list[Diagnostic]:
+    """One finding per problem, not one per platform: `found` holds the findings of the same check on
+    each platform of `checked`, each with its platform. Findings from different platforms with the
+    same code, severity, place and key whose messages have the same words but where a platform's
+    own value goes (`verl 0.9.1` on one, `verl 0.9.0` on another) are one problem: one finding, the
+    words that differ joined (`verl 0.9.1/0.9.0`), naming its platforms (`platforms`; the message
+    says `(on rocm)` when it does not hold on every platform checked). Two findings of one platform
+    stay two."""
+    problems: list[tuple[list[str], list[Diagnostic]]] = []
+    by_place: dict[tuple[object, ...], list[int]] = {}
+    for platform, d in found:
+        place = (d.code, d.severity, d.file, d.line, d.col, d.key, d.argument, d.notes)
+        candidates = [i for i in by_place.get(place, []) if platform not in problems[i][0]]
+        same = [i for i in candidates if problems[i][1][0].message == d.message]
+        alike = [i for i in candidates if _alike(problems[i][1][0], d)]
+        if same or alike:
+            platforms, members = problems[(same or alike)[0]]
+            platforms.append(platform)
+            members.append(d)
+            continue
+        by_place.setdefault(place, []).append(len(problems))
+        problems.append(([platform], [d]))
+    out = []
+    for platforms, members in problems:
+        message = _joined_words([d.message for d in members])
+        hints = [d.hint for d in members]
+        hint = _joined_words([h or "" for h in hints]) if all(hints) else members[0].hint
+        if len(platforms) < len(checked):
+            message += f" (on {', '.join(platforms)})"
+        out.append(replace(members[0], message=message, hint=hint, platforms=tuple(platforms)))
+    return out
+
+
+def _alike(a: Diagnostic, b: Diagnostic) -> bool:
+    """The same words but where a platform's own value goes: as many words, at most one in four of
+    them different (at least one may differ), in the message and in the hint."""
+    return _alike_words(a.message, b.message) and (
+        a.hint == b.hint or (a.hint is not None and b.hint is not None and _alike_words(a.hint, b.hint))
+    )
+
+
+def _alike_words(a: str, b: str) -> bool:
+    words_a, words_b = a.split(" "), b.split(" ")
+    if len(words_a) != len(words_b):
+        return False
+    differ = sum(x != y for x, y in zip(words_a, words_b, strict=True))
+    return differ <= max(1, len(words_a) // 4)
+
+
+def _joined_words(texts: Sequence[str]) -> str:
+    """`texts` (as many words each) as one: a word they differ in is each text's word, joined by `/`."""
+    if len(set(texts)) == 1:
+        return texts[0]
+    columns = zip(*(text.split(" ") for text in texts), strict=True)
+    return " ".join("/".join(dict.fromkeys(words)) for words in columns)
 
 
 def dotted(path: tuple[str | int, ...]) -> str:

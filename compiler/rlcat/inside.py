@@ -9,6 +9,9 @@ it belongs to.
   (`named_path_problem`, checked when the project file is read).
 - A link is followed only while its target stays inside the folder being read (`link_leaves`): the
   catalog walk (lookups, `rlcat validate`, `rlcat lint`) and the working_dir `rlcat launch` uploads.
+- The repository being checked is the git work tree holding the file checked (`repository_of`):
+  code a recipe or a launch script names is reviewed with it when it is a file of that tree, named
+  by a relative path that stays inside (`names_code_inside`; RLC903 is quiet about it).
 - A write below a folder goes through real folders only: no link and no special file on the way,
   and a regular file or nothing at the end (`write_blocker`); `write_files` writes a set of files
   whole, or none of them when one is blocked. Every command that writes files into a folder
@@ -18,6 +21,7 @@ it belongs to.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path, PurePath, PurePosixPath
 
@@ -151,3 +155,55 @@ def write_files(root: Path, files: dict[str, str], *, overwrite: bool = False) -
             raise RlcatError([diag("RLC106", f"cannot write it ({reason})", file=str(path))]) from None
         written.append(path)
     return written
+
+
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def repository_of(checked: str | Path | None) -> Path | None:
+    """The repository being checked: the git work tree holding the checked file (`rlcat validate`'s
+    recipe, `rlcat compile`'s, `rlcat lint`'s script), found as git finds it: the nearest folder at or
+    above the file's own (links resolved) with a `.git` folder or file. None outside any work tree,
+    or for a file that is not there: nothing is then reviewed with it."""
+    if checked is None:
+        return None
+    try:
+        real = Path(os.path.realpath(checked, strict=True))
+    except (OSError, ValueError):  # not there, a link loop, a NUL in the name
+        return None
+    for folder in real.parents:
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
+def names_code_inside(repository: Path | None, named: str, *, module: bool = False) -> bool:
+    """Whether `named` (a file path, or with `module` a dotted module name) is Python code of the
+    repository: a regular file of the work tree reached from its root without leaving it (a relative
+    path with no `..` climbing out, no link out; a module as `a/b.py` or `a/b/__init__.py`). Relative
+    to the root, as verl reads it in a job started there. An absolute path never is: it names a file
+    of the machine the job runs on, which no review of the repository shows."""
+    if repository is None or not named:
+        return False
+    if module:
+        if not _MODULE.fullmatch(named):
+            return False
+        stem = named.replace(".", "/")
+        candidates = [f"{stem}.py", f"{stem}/__init__.py"]
+    else:
+        candidates = [named]
+    root = os.path.realpath(repository)
+    for rel in candidates:
+        if climbs_out(rel):
+            continue
+        try:
+            real = os.path.realpath(os.path.join(root, rel), strict=True)
+        except (OSError, ValueError):
+            continue
+        if (
+            inside(real, root)
+            and os.path.isfile(real)
+            and ".git" not in Path(os.path.relpath(real, root)).parts
+        ):
+            return True
+    return False

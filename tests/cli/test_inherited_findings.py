@@ -94,7 +94,7 @@ def test_critic_block_in_a_grpo_recipe_points_at_critic(rlcat: Run, team: Path) 
 
 def test_json_locations_are_all_in_the_team_repository(rlcat: Run, team: Path) -> None:
     data = json.loads(_validate(rlcat, "json").out)
-    assert data["version"] == 2
+    assert data["version"] == 3
     files = {d["file"] for d in data["diagnostics"]}
     assert files == {"recipes/long_prompts.yaml", "recipes/async_child.yaml", "recipes/critic_child.yaml"}
     notes = [n for d in data["diagnostics"] for n in d["notes"]]

@@ -173,7 +173,7 @@ def test_sarif_format(rlcat: Run) -> None:
 def test_json_format_is_stable(rlcat: Run) -> None:
     data = _json(rlcat("validate", str(CORPUS / "bad_enum_engine.yaml"), "--format", "json"))
     assert set(data) == {"version", "tool", "files", "summary", "diagnostics"}
-    assert data["version"] == 2
+    assert data["version"] == 3
     assert set(data["diagnostics"][0]) == {
         "code",
         "severity",
@@ -184,6 +184,7 @@ def test_json_format_is_stable(rlcat: Run) -> None:
         "key",
         "hint",
         "notes",
+        "platforms",
     }
 
 

@@ -64,7 +64,7 @@ CATALOG_NAMES = sorted(
     p.stem for kind in ("models", "datasets", "platforms") for p in (REPO / "catalog" / kind).glob("*.yaml")
 )
 REPORT_KEYS = {"version", "tool", "files", "summary", "diagnostics"}
-DIAGNOSTIC_KEYS = {"code", "severity", "message", "file", "line", "col", "key", "hint", "notes"}
+DIAGNOSTIC_KEYS = {"code", "severity", "message", "file", "line", "col", "key", "hint", "notes", "platforms"}
 CODE = re.compile(r"RLC\d{3}")
 SAFE_STEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,80}")
 NAME_LINE = re.compile(rb"^name:[ \t]*([^\s#]+)[ \t]*$", re.MULTILINE)
@@ -116,7 +116,7 @@ def check_validate(path: Path, raw: bytes) -> dict[str, Any]:
     assert_no_crash(code, out, err)
     report = json.loads(out)
     assert set(report) == REPORT_KEYS, sorted(report)
-    assert report["version"] == 2 and report["tool"]["name"] == "rlcat"
+    assert report["version"] == 3 and report["tool"]["name"] == "rlcat"
     assert report["files"] == 1
     diagnostics = report["diagnostics"]
     assert isinstance(diagnostics, list)

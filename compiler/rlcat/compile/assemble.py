@@ -13,6 +13,7 @@ from rlcat.arguments import split_assignment
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from rlcat.guards import Allowance, Context, run_guards
+from rlcat.inside import repository_of
 from rlcat.lower.common import split_prefix
 from rlcat.lower.context import Lowered, Target
 from rlcat.lower.platform import platform_env, platform_tweaks, profile_names, required_env_conflicts
@@ -140,7 +141,7 @@ def _compile(req: Request, catalog: Catalog, source: Source) -> Compiled:
     # a model path that is a folder here: its config.json is what the run loads (never fetched)
     path = plan.overrides.get(f"{ARF}.model.path")
     model = with_local_config(resolved.model, path.final.value if path and not path.removed else None)
-    context = Context(recipe, model, profile, plan, index)
+    context = Context(recipe, model, profile, plan, index, repository=repository_of(resolved.source.path))
     guarded = run_guards(context, allow, recipe_file, ancestors)
     for setting, is_env in guarded.fixes:
         plan.put(setting, env=is_env)

@@ -16,7 +16,8 @@ from rlcat.files import read_bytes
 from rlcat.guards import REGISTRY
 
 # 2: each diagnostic has `notes` (where an inherited value came from) and no `docs_url`
-JSON_FORMAT_VERSION = 2
+# 3: each diagnostic has `platforms`: those validate compiled a recipe on that gave it ([] elsewhere)
+JSON_FORMAT_VERSION = 3
 
 
 def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
@@ -119,7 +120,7 @@ def text(diagnostics: Sequence[Diagnostic], files: int, color: bool | None = Non
 
 
 def as_json(diagnostics: Sequence[Diagnostic], files: int) -> str:
-    """{"version": 2, "files": N, "summary": {...}, "diagnostics": [Diagnostic.to_dict(), ...]}"""
+    """{"version": 3, "files": N, "summary": {...}, "diagnostics": [Diagnostic.to_dict(), ...]}"""
     data = {
         "version": JSON_FORMAT_VERSION,
         "tool": {"name": "rlcat", "version": __version__},
@@ -197,6 +198,8 @@ def sarif(diagnostics: Sequence[Diagnostic], files: int) -> str:
                 )
         if related:
             result["relatedLocations"] = related
+        if d.platforms:
+            result["properties"] = {"platforms": list(d.platforms)}
         results.append(result)
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from rlcat.catalog import origin_note
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, suggestion_hint
-from rlcat.guards.base import REGISTRY, Affects, Allowance, Context, Finding, Guard
+from rlcat.guards.base import REGISTRY, Affects, Allowance, Context, Finding, Guard, Reader, hint_for
 from rlcat.model.plan import REMOVED, Layer, Origin, Setting
 from rlcat.syntax.hydra_value import render_or_repr
 
@@ -43,6 +43,7 @@ class GuardReport:
     fixes: list[tuple[Setting, bool]] = field(default_factory=list)
     fired: list[str] = field(default_factory=list)  # guard ids that found something
     keys: set[str] = field(default_factory=set)  # keys a guard reported (the key check skips them)
+    read: set[str] = field(default_factory=set)  # keys of the plan a guard looked at (lint: RLC1102)
 
 
 def run_guards(
@@ -53,6 +54,7 @@ def run_guards(
     *,
     skip: Collection[str] = (),
     apply_fixes: bool = True,
+    reader: Reader = "recipe",
 ) -> GuardReport:
     """Run the guards that apply to this recipe and platform, every one on the same plan.
 
@@ -67,6 +69,8 @@ def run_guards(
     `skip`: guards not run at all (those that cannot judge the plan, as `rlcat lint` says for a
     script). `apply_fixes=False`: nothing will apply the fixes (a script is checked, not rewritten),
     so a finding with a fix is reported at the guard's severity and no fix is returned.
+    `reader`: who reads the findings; a hint that names settings names recipe fields for a recipe
+    and verl keys for a launch script (`rlcat lint`).
     """
     report = GuardReport()
     for guard_id in sorted(REGISTRY):
@@ -118,12 +122,13 @@ def run_guards(
                 line=o.line if o else None,
                 col=o.col if o else None,
                 key=finding.key or (f"env.{finding.env}" if finding.env else None),
-                hint=finding.hint or (None if apply_fixes else _fix_hint(finding)),
+                hint=hint_for(finding.hint, reader) or (None if apply_fixes else _fix_hint(finding)),
                 argument=o.argument() if o else None,
             )
             if o is not None and o.file in ancestors:
                 found = _at_own_setting(found, o, seen.reads, recipe_file)
             report.diagnostics.append(found)
+        report.read.update(setting.key for setting in seen.reads)
     return report
 
 

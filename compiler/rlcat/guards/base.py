@@ -8,7 +8,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -156,6 +157,8 @@ class Context:
     # the settings of the plan a guard has looked at, in order: a finding about a value the recipe
     # inherits is reported at the recipe's own setting among them (guards.run_guards)
     reads: list[Setting] = field(default_factory=list, compare=False, repr=False)
+    # the repository being checked (inside.repository_of): code of it is reviewed with the recipe
+    repository: Path | None = None
 
     def value(self, key: str) -> Any:
         """The value verl will see for `key`: the plan's, else verl's default (simple interpolations
@@ -225,13 +228,64 @@ class Allowance:
     key: str | None = None
 
 
+# Who reads a finding: a recipe's author (`rlcat compile`, `validate`) writes recipe fields, a launch
+# script's (`rlcat lint`) writes verl keys.
+Reader = Literal["recipe", "script"]
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A setting a hint names, as each reader writes it: the recipe field (or the words a recipe's
+    author uses: `--engine sglang`) and the verl keys it sets."""
+
+    recipe: str
+    keys: tuple[str, ...]
+
+    def said(self, reader: Reader) -> str:
+        return self.recipe if reader == "recipe" else " and ".join(self.keys)
+
+
+def said(recipe: str, script: str) -> Knob:
+    """Words each reader says differently (`the mode sets it`, `the entrypoint's config sets it`); a
+    recipe's `allow:` has no counterpart in a script (`script=""`)."""
+    return Knob(recipe, (script,))
+
+
+def knob(field_name: str, *keys: str, value: object = None) -> Knob:
+    """A recipe field and the verl keys it sets; with `value`, each written with it
+    (`batch.responses_per_prompt: 4`, `actor_rollout_ref.rollout.n=4`)."""
+    if value is None:
+        return Knob(field_name, keys)
+    return Knob(f"{field_name}: {value}", tuple(f"{key}={value}" for key in keys))
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A hint that names settings: rendered for its reader in one place (`for_reader`), so a script
+    gets verl keys and a recipe its fields."""
+
+    parts: tuple[str | Knob, ...]
+
+    def for_reader(self, reader: Reader) -> str:
+        return "".join(part if isinstance(part, str) else part.said(reader) for part in self.parts)
+
+
+def hint(*parts: str | Knob) -> Hint:
+    return Hint(parts)
+
+
+def hint_for(text: str | Hint | None, reader: Reader) -> str | None:
+    """A finding's hint as its reader reads it."""
+    return text.for_reader(reader) if isinstance(text, Hint) else text
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem a guard found; `fix` maps verl keys to the values that repair it."""
 
     message: str
     key: str | None = None  # the verl key the finding is about
-    hint: str | None = None
+    hint: str | Hint | None = None  # a Hint when it names settings (rendered for its reader)
     fix: dict[str, Any] = field(default_factory=dict)
     fix_env: dict[str, str] = field(default_factory=dict)
     env: str | None = None  # the environment variable the finding is about

@@ -32,7 +32,9 @@ def load_recipe_source(ref: str, catalog: Catalog) -> Source:
             raise RlcatError(walk.problems)
     else:
         path = catalog.find("recipe", ref)
-    return _merge_chain(_extends_chain(path, catalog))
+    source = _merge_chain(_extends_chain(path, catalog))
+    source.path = path
+    return source
 
 
 def _extends_chain(path: Path, catalog: Catalog) -> list[tuple[Path, Document]]:

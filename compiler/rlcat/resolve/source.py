@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -45,6 +46,8 @@ class Source:
     files: list[str] = field(default_factory=list)
     # hints for schema findings about values YAML 1.1 reads differently, by where the finding points
     yaml11_hints: dict[WhereKey, str] = field(default_factory=dict)
+    # the recipe's own file on disk (its `files` are display names): where its repository is
+    path: Path | None = None
 
     def origin(self, path: Path_) -> Origin | None:
         return self.origins.get(path)
@@ -160,7 +163,7 @@ def merge_layer(source: Source, patch: dict[str, Any], patch_origins: dict[Path_
     """A new Source with `patch` merged over `source`."""
     origins = dict(source.origins)
     data = _merge(source.data, patch, origins, patch_origins, ())
-    return Source(data, origins, list(source.files), source.yaml11_hints)
+    return Source(data, origins, list(source.files), source.yaml11_hints, source.path)
 
 
 def layer_patch(
@@ -258,4 +261,4 @@ def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin
     origins = {p: o for p, o in source.origins.items() if not (p[:n] == path and len(p) > n)}
     for i in range(1, n + 1):
         origins[path[:i]] = origins.get(path[:i], origin) if i < n else origin
-    return Source(data, origins, list(source.files), source.yaml11_hints)
+    return Source(data, origins, list(source.files), source.yaml11_hints, source.path)

@@ -24,7 +24,10 @@ from rlcat.diagnostics import Diagnostic, diag
 from rlcat.scripts import arith
 from rlcat.scripts.glob import MAX_PATTERN, Glob
 from rlcat.scripts.parse import Node, ParsedScript
-from rlcat.scripts.state import EMPTY, Array, Field, Scalar, Text, World, joined, unknown_text
+from rlcat.scripts.state import AMBIENT, EMPTY, Array, Field, Scalar, Text, World, joined, unknown_text
+
+# how a read of a variable every environment has is shown (state.AMBIENT), `$HOME`
+AMBIENT_READS = frozenset(f"${name}" for name in AMBIENT)
 
 MAX_TEXT = 64 * 1024  # characters in one word or value: real ones are a few hundred
 MAX_FIELDS = 100_000  # fields from one word, elements in one array
@@ -214,7 +217,9 @@ class Expander:
             found = _split(pieces, line, col, self._locate, split_around)
             self.spend(FIELD_WORK * len(found), word.start)
             out.extend(found)
-        for part in dict.fromkeys(split_around):
+        # a variable every environment has is a path or a name (`$HOME`, `$PWD`): bash splits it only
+        # at a blank the caller's own path holds, which no launch script reckons with either
+        for part in dict.fromkeys(p for p in split_around if p not in AMBIENT_READS):
             self.say(
                 "RLC1102",
                 f"{_short(part)!r} is only known when the script runs: the known text around it is split "
@@ -223,9 +228,9 @@ class Expander:
                 word.start,
                 hint="give the value with --env NAME=VALUE, or write it in the script",
             )
-            if len(out) > MAX_FIELDS:
-                self.say("RLC1106", f"a word expands to more than {MAX_FIELDS} words: cut there", word.start)
-                return out[:MAX_FIELDS]
+        if split_around and len(out) > MAX_FIELDS:
+            self.say("RLC1106", f"a word expands to more than {MAX_FIELDS} words: cut there", word.start)
+            return out[:MAX_FIELDS]
         return out
 
     def text(self, world: World, nodes: list[Node], assignment: bool = False) -> Text:

@@ -40,11 +40,12 @@ from rlcat.diagnostics import (
     suggestion_hint,
 )
 from rlcat.guards import Context, run_guards
+from rlcat.inside import repository_of
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting
 from rlcat.model_facts import script_model
 from rlcat.scripts import Launch, Override, ScriptReading, read_script
 from rlcat.syntax.hydra_value import HydraValueError, key_problem, with_live_interpolations
-from rlcat.verl.check import check
+from rlcat.verl.check import check, type_matches
 from rlcat.verl.index import (
     KeyIndex,
     available_versions,
@@ -140,7 +141,7 @@ def lint_paths(
     report = LintReport(files=len(files), diagnostics=problems)
     for path in files:
         reading = read_script(path, env=env or {})
-        report.diagnostics += lint_reading(reading, version, profile, only_launches)
+        report.diagnostics += lint_reading(reading, version, profile, only_launches, repository_of(path))
     return report
 
 
@@ -149,18 +150,48 @@ def lint_reading(
     version: str,
     profile: PlatformProfile | None = None,
     only_launches: bool = False,
+    repository: Path | None = None,
 ) -> list[Diagnostic]:
-    """The reader's findings and each launch's, once each, in line order."""
-    found = [_as_lint_finding(d, only_launches) for d in reading.diagnostics]
-    found = _with_lost_overrides(found, reading)
+    """The reader's findings and each launch's, once each, in line order. An override only running
+    the script would tell (RLC1102) is a finding only where its value matters (`_unknown_matters`):
+    `data.train_files=$HOME/data/train.parquet` is shown as written, and nothing rlcat judges reads it."""
+    launched: list[Diagnostic] = []
+    matters: set[tuple[int, int]] = set()
     for launch in reading.launches:
-        found += [
-            _as_lint_finding(d, only_launches) for d in lint_launch(launch, reading.file, version, profile)
-        ]
+        found_here, matters_here = _lint_launch(launch, reading.file, version, profile, repository)
+        launched += found_here
+        matters |= matters_here
+    unknown = {(o.line, o.col) for launch in reading.launches for o in launch.overrides if not o.known}
+    quiet = unknown - matters
+    told = [
+        d for d in reading.diagnostics if not (d.code == "RLC1102" and d.key and (d.line, d.col) in quiet)
+    ]
+    found = [_as_lint_finding(d, only_launches) for d in _once_per_variable(told)]
+    found = _with_lost_overrides(found, reading)
+    found += [_as_lint_finding(d, only_launches) for d in launched]
     unique: dict[tuple[object, ...], Diagnostic] = {}
     for d in found:
         unique.setdefault((d.code, d.severity, d.file, d.line, d.col, d.key, d.message), d)
     return sorted(unique.values(), key=lambda d: (d.line or 0, d.col or 0, d.code))
+
+
+def _once_per_variable(found: list[Diagnostic]) -> list[Diagnostic]:
+    """A variable the script requires and nobody sets (RLC1105) is one problem however often the
+    script reads it: one finding, at the first read (where bash stops), the later reads as notes."""
+    first: dict[str, int] = {}
+    out: list[Diagnostic] = []
+    for d in sorted(found, key=lambda d: (d.line or 0, d.col or 0)):
+        if d.code != "RLC1105":
+            out.append(d)
+            continue
+        at = first.get(d.message)
+        if at is None:
+            first[d.message] = len(out)
+            out.append(d)
+            continue
+        note = Note(f"read again on line {d.line}", d.file, d.line, d.col)
+        out[at] = replace(out[at], notes=(*out[at].notes, note))
+    return out
 
 
 def _as_lint_finding(d: Diagnostic, only_launches: bool) -> Diagnostic:
@@ -191,27 +222,39 @@ def _with_lost_overrides(found: list[Diagnostic], reading: ScriptReading) -> lis
     return out
 
 
-def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfile | None) -> list[Diagnostic]:
+def lint_launch(
+    launch: Launch, file: str, version: str, profile: PlatformProfile | None, repository: Path | None = None
+) -> list[Diagnostic]:
     """What verl `version` would make of one launch: its keys, prefixes, types, duplicates, and the
-    guards that can judge it."""
+    guards that can judge it; `repository` is the one being checked (inside.repository_of)."""
+    return _lint_launch(launch, file, version, profile, repository)[0]
+
+
+def _lint_launch(
+    launch: Launch, file: str, version: str, profile: PlatformProfile | None, repository: Path | None = None
+) -> tuple[list[Diagnostic], set[tuple[int, int]]]:
+    """lint_launch's findings, and where the launch has an override only running the script would
+    tell whose value matters (`_unknown_matters`), as (line, col): none in a launch not checked."""
     at: Where = {"file": file, "line": launch.line, "col": launch.col}
     entrypoint = entry_module(launch)
     if entrypoint not in ENTRY_CONFIGS:
-        return [_unknown_entrypoint(entrypoint, at)]
+        return [_unknown_entrypoint(entrypoint, at)], set()
     config = launch.config_name or ENTRY_CONFIGS[entrypoint]
     not_a_name = config_name_problem(config, **at)
     if not_a_name is not None:
-        return [not_a_name]
+        return [not_a_name], set()
     try:
         base = load_index(version, config)
     except RlcatError:
-        return [_not_indexed(version, config, (), at)]
+        return [_not_indexed(version, config, (), at)], set()
 
     found: list[Diagnostic] = []
     groups: dict[str, Override] = {}
     plan = Plan(file, profile.name if profile else "", entrypoint, config, version, version)
     for override in launch.overrides:
         group = _group_of(override, base)
+        if group is not None and not override.known:
+            continue  # which option only running the script tells (RLC1102 says so): none is judged
         if group is not None:
             groups[group] = override
             plan.group_choices[group] = override.value_text or ""
@@ -231,7 +274,7 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
         except RlcatError:
             only_groups = Plan(file, plan.platform, entrypoint, config, version, version, plan.group_choices)
             bad = [_at_group(d, groups, file) for d in check(only_groups, base).diagnostics]
-            return found + (bad or [_not_indexed(version, config, choices, at)])
+            return found + (bad or [_not_indexed(version, config, choices, at)]), set()
 
     axes = script_recipe(entrypoint, plan, index)
     platform = profile or NoPlatform(version)
@@ -239,8 +282,8 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
         _model_path(launch) or Context(axes, NoModel(), platform, plan, index).value(MODEL_PATH)
     )
     skip = {**SKIPPED_GUARDS, **(MODEL_GUARDS if model is None else {})}
-    ctx = Context(axes, model or NoModel(), platform, plan, index)
-    guarded = run_guards(ctx, {}, file, skip=skip, apply_fixes=False)
+    ctx = Context(axes, model or NoModel(), platform, plan, index, repository=repository)
+    guarded = run_guards(ctx, {}, file, skip=skip, apply_fixes=False, reader="script")
     checked = check(plan, index, skip=guarded.keys)
     found += guarded.diagnostics
     found += [_at_group(d, groups, file) for d in checked.diagnostics if d.code not in NOT_FOR_SCRIPTS]
@@ -249,7 +292,25 @@ def lint_launch(launch: Launch, file: str, version: str, profile: PlatformProfil
         for o in checked.overrides
         if o.prefix == "++" and not o.setting.prefix
     ]
-    return [d if d.line is not None or d.argument else replace(d, **at) for d in found]
+    unknown = [o for o in launch.overrides if not o.known]
+    matters = {(o.line, o.col) for o in unknown if _unknown_matters(o, index, guarded.read)}
+    return [d if d.line is not None or d.argument else replace(d, **at) for d in found], matters
+
+
+def _unknown_matters(override: Override, index: KeyIndex, read: set[str]) -> bool:
+    """Whether an override only running the script would tell (`$HOME/data/x.parquet`, `$(date)`)
+    hides something rlcat must judge: where its words split (an unknown key or word), a value a
+    guard reads, or a key whose type not every text fits (a number, a flag, a list). A path or a
+    name verl takes as any text (`data.train_files`, `trainer.experiment_name`) is shown as written
+    and judged by nobody; an unknown value there is no finding. Nor is one in a launch rlcat does
+    not check at all (no key index: RLC1111, RLC1112 say so)."""
+    key = override.key
+    if override.value_text is None or key_problem(key) is not None or key in read:
+        return True
+    if _group_of(override, index) is not None:
+        return True  # the option must exist in the release
+    name = index.name_of(key)
+    return name is not None and not type_matches(index.type_of(name), "any text", name)
 
 
 def _model_path(launch: Launch) -> str | None:

@@ -8,7 +8,7 @@ compile on every platform the recipe targets (guards and key-index checks includ
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from rlcat.catalog import Catalog, Kind, collect_files, display_path
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.compile.result_checks import result_problems
-from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag
+from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag, one_per_problem
 from rlcat.guards import Allowance
 from rlcat.guards.security.container import ESCAPE_HINT, docker_run_hazards
 from rlcat.guards.security.environment import hazard
@@ -193,7 +193,7 @@ def _validate_recipe(
     targets = platforms or list(dict.fromkeys([*defaults, *recipe.platforms]))
     known = catalog.names("platform")
     targets = [t for t in targets if t in known]
-    found: dict[tuple[object, ...], tuple[Diagnostic, list[str]]] = {}
+    found: list[tuple[str, Diagnostic]] = []
     for platform in targets:
         try:
             diagnostics = compile_request(
@@ -201,13 +201,5 @@ def _validate_recipe(
             ).diagnostics
         except RlcatError as exc:
             diagnostics = exc.diagnostics
-        for d in diagnostics:
-            key = (d.code, d.file, d.line, d.col, d.key, d.message)
-            found.setdefault(key, (d, []))[1].append(platform)
-    out = []
-    for d, on in found.values():
-        if len(on) < len(targets):  # say where a finding holds when it does not hold everywhere
-            out.append(replace(d, message=f"{d.message} (on {', '.join(on)})"))
-        else:
-            out.append(d)
-    return out
+        found += [(platform, d) for d in diagnostics]
+    return one_per_problem(found, targets)

@@ -3,11 +3,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.guards.base import Context, Finding, Guard, Knob, hint, knob, register
 from rlcat.guards.config.verl_batch import BatchPlan, read_plan
 from rlcat.verl.names import ARF
 
 ACTOR = f"{ARF}.actor"
+# the recipe fields the hints name, and the verl keys they set (lower/common.py)
+MICRO = knob("batch.micro_batch_size_per_gpu", f"{ACTOR}.ppo_micro_batch_size_per_gpu")
+DYNAMIC = knob(
+    "batch.dynamic_batch_size", f"{ACTOR}.use_dynamic_bsz", f"{ARF}.rollout.log_prob_use_dynamic_bsz"
+)
+
+
+def _log_prob_micro(role: str) -> Knob:
+    return knob("batch.log_prob_micro_batch_size_per_gpu", f"{role}.log_prob_micro_batch_size_per_gpu")
 
 
 @register
@@ -108,7 +117,7 @@ def _micro_batches_set(ctx: Context, b: BatchPlan) -> Iterator[Finding]:
             f"'actor.ppo_micro_batch_size_per_gpu' if use_dynamic_bsz is not enabled "
             f"({b.cite('actor_micro_missing')})",
             key=f"{ACTOR}.ppo_micro_batch_size_per_gpu",
-            hint="set batch.micro_batch_size_per_gpu, or turn batch.dynamic_batch_size on",
+            hint=hint("set ", MICRO, ", or turn ", DYNAMIC, " on"),
         )
     elif b.micro is not None and b.global_micro is not None:
         yield Finding(
@@ -129,7 +138,7 @@ def _micro_batches_set(ctx: Context, b: BatchPlan) -> Iterator[Finding]:
                 f"[{pre}] Please set at least one of '{pre}.log_prob_micro_batch_size' or "
                 f"'{pre}.log_prob_micro_batch_size_per_gpu' ({b.cite('log_prob_micro_missing')})",
                 key=f"{pre}.log_prob_micro_batch_size_per_gpu",
-                hint="set batch.log_prob_micro_batch_size_per_gpu, or turn batch.dynamic_batch_size on",
+                hint=hint("set ", _log_prob_micro(pre), ", or turn ", DYNAMIC, " on"),
             )
         elif per_gpu is not None and total is not None:
             yield Finding(
@@ -173,14 +182,14 @@ def _validate_config_batches(b: BatchPlan) -> Iterator[Finding]:
                 f"mini batch {b.mini} is not divisible by {ACTOR}.ppo_micro_batch_size={b.global_micro} "
                 f"({b.cite('mini_vs_global_micro')})",
                 key=f"{ACTOR}.ppo_micro_batch_size",
-                hint="use ppo_micro_batch_size_per_gpu (batch.micro_batch_size_per_gpu) instead",
+                hint=hint("use ", MICRO, " instead"),
             )
         if b.global_micro * sp < b.gpus:
             yield Finding(
                 f"{ACTOR}.ppo_micro_batch_size={b.global_micro} × Ulysses size {sp} is below the "
                 f"{b.gpus} GPUs ({b.cite('global_micro_vs_gpus')})",
                 key=f"{ACTOR}.ppo_micro_batch_size",
-                hint="use ppo_micro_batch_size_per_gpu (batch.micro_batch_size_per_gpu) instead",
+                hint=hint("use ", MICRO, " instead"),
             )
 
 
@@ -192,7 +201,7 @@ def _engine_flags(ctx: Context, b: BatchPlan) -> Iterator[Finding]:
             f"{ACTOR}.use_dynamic_bsz={b.dynamic} but {ARF}.rollout.log_prob_use_dynamic_bsz="
             f"{rollout_dynamic}; verl's engine workers need them equal ({b.cite('engine_dynamic_flags')})",
             key=f"{ARF}.rollout.log_prob_use_dynamic_bsz",
-            hint="set both through batch.dynamic_batch_size",
+            hint=hint(Knob("set both through batch.dynamic_batch_size", ("set both to the same value",))),
         )
     if b.dynamic:
         return
@@ -204,14 +213,14 @@ def _engine_flags(ctx: Context, b: BatchPlan) -> Iterator[Finding]:
             f"{key} is not set; verl's engine workers need the per-GPU log-prob micro batch without "
             f"dynamic batch size ({b.cite('engine_log_prob_micro')})",
             key=key,
-            hint="set batch.log_prob_micro_batch_size_per_gpu",
+            hint=hint("set ", _log_prob_micro(f"{ARF}.rollout")),
         )
     if b.micro is None and b.global_micro is not None:
         yield Finding(
             f"{ACTOR}.ppo_micro_batch_size_per_gpu is not set; verl's engine workers ignore the "
             f"deprecated ppo_micro_batch_size ({b.cite('engine_log_prob_micro')})",
             key=f"{ACTOR}.ppo_micro_batch_size",
-            hint="set batch.micro_batch_size_per_gpu instead",
+            hint=hint("set ", MICRO, " instead"),
         )
 
 

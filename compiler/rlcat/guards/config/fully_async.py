@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.guards.base import Context, Finding, Guard, Knob, hint, register
 from rlcat.model.plan import same_value
 from rlcat.verl.names import ARF
 
@@ -23,6 +23,10 @@ ONE_STEP_OFF = {
     f"{ARF}.hybrid_engine": (False, "trainer and rollout run on separate GPU pools"),
     f"{ARF}.rollout.mode": ("async", "the trainer drives an async rollout"),
 }
+
+# what sets the invariants, as each reader says it: a recipe's mode, a script's entrypoint
+SPLIT_MODES = Knob("fully_async and one_step_off modes", ("fully-async and one-step-off entrypoints",))
+MODE_SETS_IT = Knob("the mode sets it", ("the entrypoint's config sets it",))
 
 
 @register
@@ -66,7 +70,14 @@ class FullyAsyncInvariants(Guard):
                 yield Finding(
                     "colocate mode needs actor_rollout_ref.hybrid_engine=True",
                     key=f"{ARF}.hybrid_engine",
-                    hint="only the fully_async and one_step_off modes turn it off",
+                    hint=hint(
+                        "only the ",
+                        Knob(
+                            "fully_async and one_step_off modes",
+                            ("fully-async and one-step-off entrypoints",),
+                        ),
+                        " turn it off",
+                    ),
                 )
             return
         invariants = ONE_STEP_OFF if ctx.recipe.mode == "one_step_off" else FULLY_ASYNC
@@ -76,5 +87,8 @@ class FullyAsyncInvariants(Guard):
                 yield Finding(
                     f"{ctx.recipe.mode} needs {key}={want!r} ({why}); got {got!r}",
                     key=key,
-                    hint="remove the override: the mode sets it",
+                    hint=hint(
+                        "remove the override: ",
+                        Knob("the mode sets it", ("the entrypoint's config sets it",)),
+                    ),
                 )

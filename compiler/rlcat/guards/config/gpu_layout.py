@@ -43,7 +43,8 @@ class ParallelismFitsGpus(Guard):
     severity = Severity.ERROR
     source = (
         "verl/utils/config.py (n_gpus divisible by model_parallel_size × context_parallel_size)",
-        "verl/workers/rollout/replica.py (world_size divisible by GPUs per replica)",
+        "verl/workers/rollout/replica.py (world_size divisible by GPUs per replica; a replica larger "
+        "than a node takes whole nodes: 0.7.1 line 112, 0.9.x line 114)",
     )
     since = "0.1.0"
 
@@ -86,9 +87,14 @@ class ParallelismFitsGpus(Guard):
                 f"rollout TP {rtp} does not divide the {rollout} rollout GPUs",
                 key=f"{ARF}.rollout.tensor_model_parallel_size",
             )
+        # a rollout replica (TP × DP × PP GPUs) may span nodes, but only whole ones: verl places it
+        # on min(GPUs per node, its size) GPUs of each node it takes (replica.py RolloutReplica)
         per_node = v("rollout.n_gpus_per_node" if r.mode in SPLIT_MODES else "trainer.n_gpus_per_node")
-        if isinstance(per_node, int) and rtp > per_node:
+        replica = rtp * (v(f"{ARF}.rollout.data_parallel_size") or 1)
+        replica *= v(f"{ARF}.rollout.pipeline_model_parallel_size") or 1
+        if isinstance(per_node, int) and per_node > 0 and replica > per_node and replica % per_node:
             yield Finding(
-                f"rollout TP {rtp} spans more than one node ({per_node} GPUs per node)",
+                f"a rollout replica of {replica} GPUs (TP {rtp}) spans more than one node but not whole "
+                f"ones ({per_node} GPUs per node): verl asserts its size divides by the GPUs per node",
                 key=f"{ARF}.rollout.tensor_model_parallel_size",
             )

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.guards.base import Context, Finding, Guard, hint, knob, register
 
 KEY = "actor_rollout_ref.rollout.n"
 ESTIMATOR = "algorithm.adv_estimator"
@@ -59,5 +59,5 @@ class GroupSamplingNeedsResponses(Guard):
             yield Finding(
                 f"adv_estimator {estimator} compares responses within a group; rollout.n is {n}",
                 key=KEY,
-                hint="set batch.responses_per_prompt to 4 or more",
+                hint=hint("set ", knob("batch.responses_per_prompt", KEY), " to 4 or more"),
             )

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Affects, Context, Finding, Guard, register
+from rlcat.guards.base import Affects, Context, Finding, Guard, hint, knob, register
 from rlcat.verl.names import ARF
 
 ROUTER_REPLAY = f"{ARF}.actor.megatron.router_replay.mode"
@@ -60,6 +60,14 @@ class RouterReplayR2NeedsDecoupledCorrection(Guard):
                 "router_replay.mode R2 records routes in the old-log-prob pass, which "
                 "algorithm.rollout_correction.bypass_mode skips: verl's validate_config refuses it",
                 key=ROUTER_REPLAY,
-                hint="use router_replay R3 with rollout.routing_replay: true, or set "
-                "algo.rollout_correction.bypass_mode: false",
+                hint=hint(
+                    "use ",
+                    knob("actor.megatron.router_replay", ROUTER_REPLAY, value="R3"),
+                    " with ",
+                    knob(
+                        "rollout.routing_replay", f"{ARF}.rollout.enable_rollout_routing_replay", value="true"
+                    ),
+                    ", or set ",
+                    knob("algo.rollout_correction.bypass_mode", BYPASS, value="false"),
+                ),
             )

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.guards.base import Context, Finding, Guard, hint, knob, register
 
 KEY = "actor_rollout_ref.model.override_config.max_position_embeddings"
 
@@ -70,5 +70,10 @@ class ContextLongerThanPositions(Guard):
             yield Finding(
                 f"prompt + response is {needed} tokens but {ctx.model.name} has {limit} positions",
                 key=KEY,
-                hint="shorten batch.max_prompt_length / max_response_length (data.max_*_length)",
+                hint=hint(
+                    "shorten ",
+                    knob("batch.max_prompt_length", "data.max_prompt_length"),
+                    " or ",
+                    knob("batch.max_response_length", "data.max_response_length"),
+                ),
             )

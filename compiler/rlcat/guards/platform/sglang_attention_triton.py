@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Affects, Context, Finding, Guard, register
+from rlcat.guards.base import Affects, Context, Finding, Guard, hint, register, said
 
 KEY = "actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend"
 ROLLOUT_NAME = "actor_rollout_ref.rollout.name"
@@ -66,7 +66,12 @@ class SglangAttentionTritonOnRocm(Guard):
             yield Finding(
                 f"SGLang attention backend is '{backend}'; on ROCm only triton works",
                 key=KEY,
-                hint="remove the setting (the rocm profile sets triton) or set it to triton",
+                hint=hint(
+                    said(
+                        "remove the setting (the rocm profile sets triton) or set it to triton",
+                        f"set {KEY}=triton (without it verl picks aiter on ROCm)",
+                    )
+                ),
             )
         env = ctx.env("SGLANG_ATTENTION_BACKEND")
         if env is not None and env != "triton":

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Affects, Context, Finding, Guard, leading_version, register
+from rlcat.guards.base import Affects, Context, Finding, Guard, Knob, hint, leading_version, register
 
 MIN_VLLM = Version("0.18")
 
@@ -56,5 +56,8 @@ class VllmTooOldForVerl(Guard):
             yield Finding(
                 f"platform {ctx.profile.name} runs vLLM {version}; verl {ctx.profile.verl_index} "
                 "needs vLLM 0.18 or newer",
-                hint="use an image with a newer vLLM, or --engine sglang",
+                hint=hint(
+                    "use an image with a newer vLLM, or ",
+                    Knob("--engine sglang", ("actor_rollout_ref.rollout.name=sglang",)),
+                ),
             )

@@ -3,8 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.guards.base import Context, Finding, Guard, hint, register, said
 from rlcat.guards.security.values import quoted
+from rlcat.inside import names_code_inside
 from rlcat.verl.names import ARF
 
 # verl keys whose value names Python that verl imports or executes at launch, and what it runs.
@@ -42,6 +43,12 @@ class CodeFromAPathTheRecipeNames(Guard):
       reward.custom_reward_function.path: /shared/tmp/reward.py
     ```
 
+    Code of the repository being checked is reviewed with the recipe, and is no finding: a file
+    of the git work tree that holds the recipe or script checked, named by a path relative to the
+    work tree's root that stays inside it (`rewards/math.py`, not `../x.py`, not through a link out),
+    or a module that is such a file (`my_rewards.math`: `my_rewards/math.py`). An absolute path
+    always is a finding: it names a file of the machine the job runs on, which no review shows.
+
     **Good**: the reward code in the repository under review (and reviewed with it), or verl's
     built-in scorers; a path the team trusts is allowed with the reason:
     `allow: {RLC903: "our reward module, reviewed in the recipes repository"}` (the finding stays
@@ -65,9 +72,13 @@ class CodeFromAPathTheRecipeNames(Guard):
             setter = ctx.setter(key)
             if setter is None or setter.value in (None, ""):
                 continue
+            if names_code_inside(ctx.repository, str(setter.value), module=key.endswith("external_lib")):
+                continue  # a file of the repository under review: reviewed with the recipe
             yield Finding(
                 f"{key}={quoted(str(setter.value))}: {effect}",
                 key=key,
-                hint="review the code it names; if it is trusted, say why: "
-                f'allow: {{{self.id}: "the reason"}}',
+                hint=hint(
+                    "review the code it names",
+                    said(f'; if it is trusted, say why: allow: {{{self.id}: "the reason"}}', ""),
+                ),
             )

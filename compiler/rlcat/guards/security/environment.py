@@ -5,7 +5,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from rlcat.diagnostics import Severity
-from rlcat.guards.base import Context, Finding, Guard, register
+from rlcat.guards.base import Context, Finding, Guard, hint, register, said
 from rlcat.guards.security.values import quoted
 from rlcat.syntax.docker_run import DockerRunError, docker_run_flags
 
@@ -360,9 +360,9 @@ class EnvironmentThatChangesWhatRuns(Guard):
             yield Finding(
                 f"env {name}={quoted(value)} from {setting.origin.where()}: {found.effect}",
                 env=name,
-                hint=(
-                    f"put it in the image or the cluster's environment instead; if the recipe needs it, "
-                    f'say why: allow: {{{self.id}: "the reason"}}'
+                hint=hint(
+                    "put it in the image or the cluster's environment instead",
+                    said(f'; if the recipe needs it, say why: allow: {{{self.id}: "the reason"}}', ""),
                 ),
             )
         for variable in docker_run_variables(ctx.profile.docker_run):
