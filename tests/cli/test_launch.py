@@ -34,6 +34,9 @@ from conftest import Result
 Run = Callable[..., Result]
 AUTH = ("--ray-auth-mode", "disabled")
 
+# every device of an 8-GPU node: fewer would be RLC504 before any launch check
+EIGHT = "0,1,2,3,4,5,6,7"
+
 
 def launch(rlcat: Run, *args: str, recipe: str = "gsm8k_qwen3_8b_fsdp") -> Result:
     return rlcat("launch", recipe, *args)
@@ -194,9 +197,9 @@ def test_auth_mode_must_be_explicit(rlcat: Run) -> None:
                 "--platform",
                 "rocm",
                 "--set",
-                "env.HIP_VISIBLE_DEVICES=0,1",
+                f"env.HIP_VISIBLE_DEVICES={EIGHT}",
                 "--set",
-                "env.ROCR_VISIBLE_DEVICES=0,1",
+                f"env.ROCR_VISIBLE_DEVICES={EIGHT}",
             ),
             "RLC1005",
             "ROCR_VISIBLE_DEVICES",
@@ -244,7 +247,7 @@ def test_dollar_is_fine_where_no_job_env_expands_it(rlcat: Run) -> None:
 
 
 def test_visibility_is_a_rocm_rule(rlcat: Run) -> None:
-    args = ("--set", "env.HIP_VISIBLE_DEVICES=0,1", "--set", "env.CUDA_VISIBLE_DEVICES=0,1")
+    args = ("--set", f"env.HIP_VISIBLE_DEVICES={EIGHT}", "--set", f"env.CUDA_VISIBLE_DEVICES={EIGHT}")
     rocm = launch(rlcat, "--target", "local", *AUTH, "--platform", "rocm", *args)
     assert rocm.code == 1 and rocm.out == ""
     assert "RLC1005 error: the env sets HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES" in rocm.err, rocm.err
@@ -252,7 +255,7 @@ def test_visibility_is_a_rocm_rule(rlcat: Run) -> None:
     assert cuda.code == 0, cuda.err
     assert "RLC1005" not in cuda.err
     lines = cuda.out.splitlines()
-    assert "export HIP_VISIBLE_DEVICES=0,1" in lines and "export CUDA_VISIBLE_DEVICES=0,1" in lines
+    assert f"export HIP_VISIBLE_DEVICES={EIGHT}" in lines and f"export CUDA_VISIBLE_DEVICES={EIGHT}" in lines
 
 
 def test_working_dir_over_the_limit_names_the_biggest_files(rlcat: Run, tmp_path: Path) -> None:

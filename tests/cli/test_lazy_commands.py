@@ -47,17 +47,17 @@ def test_lint_loads_no_other_command() -> None:
 
 def test_a_cold_lint_loads_no_recipe_model_nor_the_compile_pipeline() -> None:
     """`rlcat lint SCRIPT` checks a script through the guards' plain views (guards.base ScriptAxes,
-    NoModel, NoPlatform): the recipe and catalog models, PyYAML, the compile pipeline and the plan
-    formats are left unloaded. Typer is loaded, and the pydantic it coerces parameters with, as for
-    every command."""
-    heavy = ("yaml", "rlcat.model.recipe", "rlcat.model.platform", "rlcat.model.catalog")
-    heavy += (
-        "rlcat.resolve",
-        "rlcat.compile.assemble",
-        "rlcat.read",
-        "rlcat.emit.formats",
-    )
+    NoPlatform, and the model's shape as plain data, rlcat.model_facts): the recipe and catalog
+    models, the compile pipeline and the plan formats are left unloaded. Typer is loaded, and the
+    pydantic it coerces parameters with, as for every command; and the YAML reader, which reads the
+    built-in model entries a script's model path is matched against."""
+    heavy = ("rlcat.model.recipe", "rlcat.model.platform", "rlcat.model.catalog")
+    heavy += ("rlcat.resolve", "rlcat.compile.assemble", "rlcat.emit.formats")
     assert _modules_after(LINT, heavy) == []
+    assert _modules_after(LINT, ("rlcat.model_facts", "rlcat.read.document")) == [
+        "rlcat.model_facts",
+        "rlcat.read.document",
+    ]
     assert _modules_after(LINT, ("typer.main",)) == ["typer.main"]  # the probe sees what is loaded
 
 

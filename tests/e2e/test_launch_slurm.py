@@ -363,10 +363,13 @@ def test_the_env_probe_stops_a_job_whose_nodes_differ(
     rlcat: Callable[..., Result], in_cluster: SlurmCluster
 ) -> None:
     # the seed's hand-written script exports CUDA_VISIBLE_DEVICES; Slurm's gres plugin sets its own
-    # in every GPU step, so the trainer's nodes would not see the plan's value
-    result = _launch(rlcat, "probe", *TWO_NODES, "--set", "env.CUDA_VISIBLE_DEVICES='7'")
+    # in every GPU step, so the trainer's nodes would not see the plan's value (four devices: as many
+    # as each node's share, or the compile refuses it first, RLC504)
+    result = _launch(rlcat, "probe", *TWO_NODES, "--set", "env.CUDA_VISIBLE_DEVICES='4,5,6,7'")
     assert result.code == 1, result.err + result.out[-3000:]
-    assert "rlcat env probe: CUDA_VISIBLE_DEVICES is '0,1,2,3' on node n1; the plan sets '7'" in result.out
+    assert (
+        "rlcat env probe: CUDA_VISIBLE_DEVICES is '0,1,2,3' on node n1; the plan sets '4,5,6,7'" in result.out
+    )
     assert "on node n2" in result.out
     assert "ray start" not in result.out.split("rlcat env probe")[0]  # nothing started before it
     assert not (in_cluster.out / "probe.json").exists()
