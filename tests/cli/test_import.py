@@ -292,3 +292,45 @@ def test_a_local_model_folder_gives_the_new_entry_its_shape(rlcat: Rlcat, tmp_pa
     ]
     assert entries[0]["max_position_embeddings"] == 32768
     assert entries[0]["facts_source"] == str(folder / "config.json")
+
+
+# --- keys the entrypoint never reads: left out, or moved with --migrate --------------------------
+
+DAPO = "verl-recipe__dapo__test_dapo_7b_math"  # verl.trainer.main_ppo with the legacy reward_model.*
+
+
+def _compiled_key(rlcat: Rlcat, catalog: Path, recipe: str, key: str) -> str:
+    """The override text the compiled plan gives `key` (after any `+`), or "<not set>"."""
+    plan = json.loads(rlcat("compile", recipe, "--catalog", str(catalog), "--format", "json").out)
+    values = dict(o.lstrip("+").split("=", 1) for o in plan["overrides"])
+    return values.get(key, "<not set>")
+
+
+def test_keys_main_ppo_never_reads_are_left_out_as_the_run_ignored_them(rlcat: Rlcat, tmp_path: Path) -> None:
+    """Upstream's DAPO script sets `reward_model.reward_manager=dapo` and the overlong buffer, which
+    verl 0.9.1's main_ppo never reads (RLC802): the script trains with the default manager. The
+    import reproduces that run: the keys are left out, each with its reason, and nothing promotes
+    them to `reward.*` (which would change the loss and still say `same`)."""
+    result = rlcat("import", str(DATA / f"{DAPO}.sh"), "-o", str(tmp_path))
+    assert result.code == 0, result.err
+    assert "RLC1303" in result.err and "never reads it (RLC802)" in result.err
+    assert "RLC1308" not in result.err
+    assert "6 differ with a reason, 0 unexplained" in result.out
+    assert "differs line 113: reward_model.reward_manager: source dapo, recipe (left out)" in result.out
+    recipe = yaml.safe_load((tmp_path / "recipes" / f"{DAPO}.yaml").read_text())
+    assert "overlong_buffer" not in recipe.get("algorithm_settings", {})
+    assert _compiled_key(rlcat, tmp_path, DAPO, "reward.reward_manager.name") != "dapo"
+
+
+def test_migrate_moves_them_where_verls_migration_puts_them(rlcat: Rlcat, tmp_path: Path) -> None:
+    result = rlcat("import", str(DATA / f"{DAPO}.sh"), "-o", str(tmp_path), "--migrate")
+    assert result.code == 0, result.err
+    moved = [line for line in result.err.splitlines() if " RLC1308 info: " in line]
+    assert len(moved) == 6 and "is moved to reward.reward_manager.name" in moved[0], moved
+    assert "6 differ with a reason, 0 unexplained" in result.out
+    assert (
+        "differs line 113: reward_model.reward_manager: source dapo, recipe dapo (moved to "
+        "reward.reward_manager.name (--migrate): it takes effect; in the source it did not)"
+    ) in result.out
+    assert _compiled_key(rlcat, tmp_path, DAPO, "reward.reward_manager.name") == "dapo"
+    assert _compiled_key(rlcat, tmp_path, DAPO, "reward.reward_kwargs.overlong_buffer_cfg.len") == "4096"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rlcat.guards.base import in_range
-from rlcat.guards.drift.unread_keys import UNREAD, UnreadSection, _hint
+from rlcat.guards.drift.unread_keys import UNREAD, Unread, UnreadSection, _hint, unread
 from rlcat.verl.index import KeyIndex, available_versions, load_index
+from rlcat.verl.names import FULLY_ASYNC_MAIN, MAIN_PPO
 
 
 def _holds(index: KeyIndex, key: str) -> bool:
@@ -33,10 +34,20 @@ def test_table_names_keys_the_release_has(row: UnreadSection) -> None:
 
 
 def test_hint_names_the_new_home_or_says_there_is_none() -> None:
-    reward_model = next(row for row in UNREAD if row.prefix == "reward_model")
-    assert "reward.reward_model.model_path" in _hint("reward_model.model.path", reward_model)
-    assert "reward.reward_kwargs.overlong_buffer_cfg.len" in _hint(
-        "reward_model.reward_kwargs.overlong_buffer_cfg.len", reward_model
+    def home(key: str) -> str | None:
+        found = unread(key, MAIN_PPO, "0.9.1")
+        assert found is not None, key
+        return found.home
+
+    assert home("reward_model.model.path") == "reward.reward_model.model_path"
+    assert home("+reward_model.reward_kwargs.overlong_buffer_cfg.len") == (
+        "reward.reward_kwargs.overlong_buffer_cfg.len"
     )
-    assert "reward.reward_manager.name" in _hint("reward_model.reward_manager", reward_model)
-    assert "no counterpart" in _hint("reward_model.model.external_lib", reward_model)
+    assert home("reward_model.reward_manager") == "reward.reward_manager.name"
+    assert home("reward_model.model.external_lib") is None
+    found = unread("reward_model.reward_manager", MAIN_PPO, "0.9.1")
+    assert found is not None and "reward.reward_manager.name instead" in _hint(found)
+    assert "no counterpart" in _hint(Unread("reward_model.model.external_lib", found.section, None))
+    # the fully-async entrypoint runs verl's migration, and 0.7.1's main_ppo still did
+    assert unread("reward_model.reward_manager", FULLY_ASYNC_MAIN, "0.9.1") is None
+    assert unread("reward_model.reward_manager", MAIN_PPO, "0.7.1") is None

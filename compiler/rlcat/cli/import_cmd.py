@@ -26,6 +26,8 @@ from rlcat.model.recipe import Provenance
   rlcat import run_qwen3_8b_fsdp.sh -o my_catalog --name qwen3_run
 
   rlcat import -o my_catalog -- python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.use_dynamic_bsz=True
+
+  rlcat import test_dapo_7b_math.sh -o my_catalog --migrate
 """,
 )
 def import_cmd(
@@ -62,6 +64,15 @@ def import_cmd(
         ),
     ] = None,
     force: Annotated[bool, typer.Option(help="Replace files the folder already has.")] = False,
+    migrate: Annotated[
+        bool,
+        typer.Option(
+            help="Move keys the entrypoint never reads (the legacy reward_model.*, custom_reward_function.*, "
+            "sandbox_fusion.* of verl.trainer.main_ppo >= 0.9) where verl's own migration puts them: they "
+            "take effect, which changes the run. Without it they are left out, as the source's run ignored "
+            "them."
+        ),
+    ] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Turn a verl launch script, overrides.yaml or command line into a recipe, and prove it.
@@ -92,7 +103,7 @@ def import_cmd(
     searched = catalog_for(catalog)  # where existing entries are found (not the output folder)
     target = target_for(platform, searched)
     run = read_source(file, words if file is None else (), env=environment, groups=list(target.groups))
-    imported = import_run(run, target, searched, recipe_name, origin)
+    imported = import_run(run, target, searched, recipe_name, origin, migrate=migrate)
     print_diagnostics(imported.diagnostics)
     written = write_files(imported, output, force=force)
     proof_catalog = catalog_for([output, *(catalog or [])])

@@ -67,12 +67,20 @@ def target_for(platform: str, catalog: Catalog) -> Target:
 
 
 def import_run(
-    run: SourceRun, target: Target, catalog: Catalog, name: str, provenance: Provenance | None = None
+    run: SourceRun,
+    target: Target,
+    catalog: Catalog,
+    name: str,
+    provenance: Provenance | None = None,
+    *,
+    migrate: bool = False,
 ) -> Imported:
     """The recipe and entries for one source run (nothing written). `catalog` is searched for
     entries to reuse; it should not hold the output folder (a re-import would match itself).
-    `provenance` names the upstream file the source is a copy of; the recipe carries it."""
-    solver = Solver(run, target)
+    `provenance` names the upstream file the source is a copy of; the recipe carries it. A key the
+    entrypoint never reads is left out, as the source's run ignored it; `migrate` moves it where
+    verl's own migration puts it instead (Solver)."""
+    solver = Solver(run, target, migrate=migrate)
     solution = solver.solve()
     result = solver.evaluate(solution.draft)
     draft, new, findings = place_entries(solver, solution.draft, result, catalog, name)

@@ -109,7 +109,7 @@ def _compare_keys(report: Report, compiled: Compiled, run: SourceRun, solution: 
     history = compiled.plan.overrides
     for key, setting in run.settings.items():
         source_text = setting.text.partition("=")[2] if setting.prefix != "~" else "(deleted)"
-        found = ours.get(key) or by_alternative.get(key)
+        found = ours.get(key) or by_alternative.get(key) or ours.get(solution.migrated.get(key, ""))
         if key in solution.left_out:
             report.lines.append(
                 Line(key, False, source_text, "(left out)", solution.left_out[key], setting.line)
@@ -128,6 +128,10 @@ def _compare_keys(report: Report, compiled: Compiled, run: SourceRun, solution: 
             continue
         value = found.setting.value
         shown = render_or_repr(as_launched(value))
+        if key in solution.migrated and same(setting.value, value):
+            why = f"moved to {solution.migrated[key]} (--migrate): it takes effect; in the source it did not"
+            report.lines.append(Line(key, False, source_text, shown, why, setting.line, found.key))
+            continue
         if same(setting.value, value) and (setting.known or _resolved_alike(setting, value)):
             carried = "overrides" if found.setting.origin.field == "overrides" else found.setting.origin.field
             via = f" as {found.key}" if found.key != key else ""

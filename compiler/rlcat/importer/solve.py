@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, did_you_mean
+from rlcat.guards.drift.unread_keys import unread
 from rlcat.importer.compare import same
 from rlcat.importer.probe import (
     AXES,
@@ -98,12 +99,18 @@ class Solution:
     # whether each holds verl's default
     unasked: dict[str, tuple[Setting, bool]] = field(default_factory=dict)
     adjusted: dict[str, str] = field(default_factory=dict)  # source key → what was changed to compile
+    # source key → the key verl's own migration moves it to, where the entrypoint never reads the
+    # source's key and the import was asked to move it (--migrate)
+    migrated: dict[str, str] = field(default_factory=dict)
 
 
 class Solver:
-    def __init__(self, run: SourceRun, target: Target) -> None:
+    def __init__(self, run: SourceRun, target: Target, *, migrate: bool = False) -> None:
         self.run = run
         self.target = target
+        # whether a key the entrypoint never reads moves to where verl's migration puts it
+        # (which changes the run: upstream's never used it) or is left out (the run as it was)
+        self.migrate = migrate
         self.trial = Trial(target)
         # the keys compared: deletions and Hydra's own settings have no recipe form (left_out)
         self.source = {
@@ -126,7 +133,11 @@ class Solver:
         drift = 0
         settings = finals(lowered)
         for key, setting in settings.items():
-            names = [n for n in (key, *setting.alternatives) if n in self.source]
+            names = [
+                n
+                for n in (key, *setting.alternatives)
+                if n in self.source and (n == key or self.migrate or not self._never_read(n, lowered))
+            ]
             if names:
                 for name in names:
                     if same(self.source[name].value, setting.value):
@@ -459,6 +470,10 @@ class Solver:
                     node[last] = setting.value
         return mapping
 
+    def _never_read(self, key: str, lowered: Lowered) -> bool:
+        """The lowered entrypoint of the target release never reads `key` (RLC802's table)."""
+        return unread(key, lowered.entrypoint, self.target.profile.verl_index) is not None
+
     # --- the rest: overrides and what is left out ----------------------------------------------
 
     def solve(self) -> Solution:
@@ -473,35 +488,29 @@ class Solver:
         overrides: dict[str, SourceSetting] = {}
         left_out: dict[str, str] = {}
         adjusted: dict[str, str] = {}
+        migrated: dict[str, str] = {}
         for key, setting in self.run.settings.items():
-            if setting.prefix == "+" and index.has(key):
-                reason = "written without the `+`, which Hydra refuses on a key the config has"
-                message = (
-                    f"'{setting.text}': verl {index.verl_version} has this key, so Hydra would refuse "
-                    "the `+` (Could not append); imported without it"
-                )
-            elif not setting.prefix and not index.has(key) and index.open_dict_of(key) is not None:
-                reason = "written with `++`: Hydra refuses a key inside an open dict without it"
-                message = (
-                    f"'{setting.text}': a new key inside {index.open_dict_of(key)}, which Hydra "
-                    "refuses without `+` or `++` (Could not override); rlcat writes it with `++`"
-                )
-            else:
-                reason = ""
-            if reason:
-                adjusted[key] = reason
-                findings.append(
-                    diag(
-                        "RLC1303",
-                        message,
-                        severity=Severity.WARNING,
-                        file=self.run.file,
-                        line=setting.line,
-                        col=setting.col,
-                        key=key,
-                    )
-                )
+            adjustment = self._prefix_adjustment(setting, index)
+            if adjustment is not None:
+                adjusted[key] = adjustment[0]
+                findings.append(adjustment[1])
+            never_read = unread(key, lowered.entrypoint, index.verl_version)
             if key in result.matched:
+                if never_read is not None and never_read.home is not None:  # a typed field moved it
+                    migrated[key] = never_read.home
+                    findings.append(self._migrated_finding(setting, never_read.home, lowered.entrypoint))
+                continue
+            if never_read is not None and self.migrate and never_read.home is not None:
+                home = never_read.home
+                prefix = "" if index.has(home) else "++" if index.open_dict_of(home) else "+"
+                overrides[prefix + home] = setting
+                migrated[key] = home
+                findings.append(self._migrated_finding(setting, home, lowered.entrypoint))
+                continue
+            if never_read is not None:
+                left_out[key] = self._never_read_reason(never_read.home, lowered.entrypoint, index)
+                hint = "the recipe carries it as a comment, as the run it came from ignored it"
+                findings.append(self._left_out_finding(setting, left_out[key], hint))
                 continue
             why = self._left_out(setting, index)
             if why is not None:
@@ -535,6 +544,7 @@ class Solver:
             findings,
             unasked,
             adjusted,
+            migrated,
         )
 
     def _refused_types(self, draft: Draft, result: Evaluation) -> tuple[Draft, Evaluation]:
@@ -575,7 +585,60 @@ class Solver:
             )
         return None
 
-    def _left_out_finding(self, setting: SourceSetting, why: str) -> Diagnostic:
+    def _prefix_adjustment(self, setting: SourceSetting, index: KeyIndex) -> tuple[str, Diagnostic] | None:
+        """The `+`/`++` a source setting needs changed for Hydra to take it on this release: the
+        reason, and the finding that says so; None when it stands as written."""
+        key = setting.key
+        if setting.prefix == "+" and index.has(key):
+            reason = "written without the `+`, which Hydra refuses on a key the config has"
+            message = (
+                f"'{setting.text}': verl {index.verl_version} has this key, so Hydra would refuse "
+                "the `+` (Could not append); imported without it"
+            )
+        elif not setting.prefix and not index.has(key) and index.open_dict_of(key) is not None:
+            reason = "written with `++`: Hydra refuses a key inside an open dict without it"
+            message = (
+                f"'{setting.text}': a new key inside {index.open_dict_of(key)}, which Hydra "
+                "refuses without `+` or `++` (Could not override); rlcat writes it with `++`"
+            )
+        else:
+            return None
+        finding = diag(
+            "RLC1303",
+            message,
+            severity=Severity.WARNING,
+            file=self.run.file,
+            line=setting.line,
+            col=setting.col,
+            key=key,
+        )
+        return reason, finding
+
+    def _never_read_reason(self, home: str | None, entrypoint: str, index: KeyIndex) -> str:
+        moved = f"--migrate moves it to {home}, which changes the run" if home else "it has no new home"
+        return (
+            f"verl {index.verl_version}'s {entrypoint} never reads it (RLC802): the run ignored it ({moved})"
+        )
+
+    def _migrated_finding(self, setting: SourceSetting, home: str, entrypoint: str) -> Diagnostic:
+        return diag(
+            "RLC1308",
+            f"'{setting.text}' is moved to {home}, where verl's own migration puts it: "
+            f"{entrypoint} of verl {self.target.profile.verl_index} does not run that migration, so the "
+            "setting takes effect in the recipe where upstream's run ignored it",
+            file=self.run.file,
+            line=setting.line,
+            col=setting.col,
+            key=setting.key,
+            hint="without --migrate the import leaves it out, as the source's run did",
+        )
+
+    def _left_out_finding(
+        self,
+        setting: SourceSetting,
+        why: str,
+        hint: str = "the recipe carries it as a comment; Hydra would refuse it on this release",
+    ) -> Diagnostic:
         return diag(
             "RLC1303",
             f"'{setting.text}' is left out of the recipe: {why}",
@@ -583,7 +646,7 @@ class Solver:
             line=setting.line,
             col=setting.col,
             key=setting.key,
-            hint="the recipe carries it as a comment; Hydra would refuse it on this release",
+            hint=hint,
         )
 
 

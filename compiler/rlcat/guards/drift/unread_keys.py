@@ -122,25 +122,48 @@ class KeyComposedButNotRead(Guard):
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         release = ctx.index.verl_version
-        sections = [s for s in UNREAD if s.entrypoint == ctx.plan.entrypoint and in_range(release, s.verl)]
-        if not sections:
+        if not any(s.entrypoint == ctx.plan.entrypoint and in_range(release, s.verl) for s in UNREAD):
             return
         for setting in ctx.plan.active_overrides():
-            key = setting.key.lstrip("+")
-            section = next((s for s in sections if key.split(".", 1)[0] == s.prefix), None)
-            if section is None or setting.value is None:
+            found = unread(setting.key, ctx.plan.entrypoint, release)
+            if found is None or setting.value is None:
                 continue  # a null is what the tree holds anyway: nothing is lost
             yield Finding(
-                f"verl {release}'s {ctx.plan.entrypoint} never reads {key}: its config tree composes "
-                f"the key, but {section.why}",
+                f"verl {release}'s {ctx.plan.entrypoint} never reads {found.key}: its config tree "
+                f"composes the key, but {found.section.why}",
                 key=setting.key,
-                hint=_hint(key, section),
+                hint=_hint(found),
             )
 
 
-def _hint(key: str, section: UnreadSection) -> str:
-    for old in sorted(section.moved, key=len, reverse=True):
-        if key == old or key.startswith(old + "."):
-            new = section.moved[old] + key[len(old) :]
-            return f"set {new} instead (where verl's own migration would have put it)"
-    return f"{key} has no counterpart under reward.* in this release; remove it"
+@dataclass(frozen=True)
+class Unread:
+    """A key one entrypoint of a release composes but never reads, and its new home (None: none)."""
+
+    key: str
+    section: UnreadSection
+    home: str | None
+
+
+def unread(key: str, entrypoint: str, release: str) -> Unread | None:
+    """Whether `entrypoint` of verl `release` never reads `key` (a `+` or `++` aside), with the key
+    verl's own migration would have moved it to: the one lookup of the guard, its hint, and
+    `rlcat import` (which leaves such a key out, or moves it with --migrate)."""
+    key = key.lstrip("+")
+    top = key.split(".", 1)[0]
+    for section in UNREAD:
+        if section.entrypoint == entrypoint and section.prefix == top and in_range(release, section.verl):
+            for old in sorted(section.moved, key=len, reverse=True):
+                if key == old or key.startswith(old + "."):
+                    return Unread(key, section, section.moved[old] + key[len(old) :])
+            return Unread(key, section, None)
+    return None
+
+
+def _hint(found: Unread) -> str:
+    if found.home is not None:
+        return (
+            f"set {found.home} instead (where verl's own migration would have put it); "
+            "`rlcat import --migrate` moves such keys of a script"
+        )
+    return f"{found.key} has no counterpart under reward.* in this release; remove it"
