@@ -516,3 +516,13 @@ def test_a_closed_stderr_ends_the_run_quietly(via: str, tmp_path: Path) -> None:
     assert proc.returncode == 141
     assert proc.stdout == b""
     assert not (tmp_path / "plan.txt").exists()
+
+
+def test_version_and_short_help_everywhere(rlcat: Callable[..., Result]) -> None:
+    from rlcat import __version__
+
+    version = rlcat("--version")
+    assert (version.code, version.out) == (0, f"rlcat {__version__}\n")
+    for command in (["-h"], ["compile", "-h"], ["dev", "schemas", "-h"], ["runs", "add", "-h"]):
+        short, long = rlcat(*command), rlcat(*command[:-1], "--help")
+        assert short.code == 0 and short.out == long.out and short.out.startswith("Usage: rlcat"), command

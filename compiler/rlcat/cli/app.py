@@ -12,7 +12,7 @@ import importlib
 import io
 from collections.abc import Iterator, MutableMapping
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -20,6 +20,7 @@ from typer.core import TyperGroup
 if TYPE_CHECKING:
     from typer._click.core import Command  # the click Typer vendors: what a group's commands are
 
+from rlcat import __version__
 from rlcat.diagnostics import ExitCode
 
 # Every command, in the order --help lists them, and the module that registers it. A module is
@@ -114,6 +115,8 @@ app = typer.Typer(
     cls=LazyGroup,
     help="Typed verl RL recipes compiled into validated launch plans for NVIDIA, AMD and Ascend.",
     no_args_is_help=True,
+    # click hands these to every subcommand's context: `-h` works wherever `--help` does
+    context_settings={"help_option_names": ["-h", "--help"]},
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -126,6 +129,24 @@ app = typer.Typer(
   rlcat show dapo_math_fsdp2_4_4
 """,
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        typer.echo(f"rlcat {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print rlcat's version and exit."
+        ),
+    ] = False,
+) -> None:
+    """The options of `rlcat` itself, before a command (only --version)."""
 
 
 @cache

@@ -101,7 +101,7 @@ def _command_md(cmd: Any, path: list[str], level: int) -> str:
         opts.append([cell, _default(param), text])
     if args:
         out.append("**Arguments**\n\n" + table(["argument", "required", "description"], args))
-    opts.append([code("--help"), "—", "Show the help and exit."])
+    opts.append([code("-h, --help"), "—", "Show the help and exit."])
     out.append("**Options**\n\n" + table(["option", "default", "description"], opts))
     examples = _examples(cmd.epilog)
     if examples:
