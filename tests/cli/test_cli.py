@@ -526,3 +526,19 @@ def test_version_and_short_help_everywhere(rlcat: Callable[..., Result]) -> None
     for command in (["-h"], ["compile", "-h"], ["dev", "schemas", "-h"], ["runs", "add", "-h"]):
         short, long = rlcat(*command), rlcat(*command[:-1], "--help")
         assert short.code == 0 and short.out == long.out and short.out.startswith("Usage: rlcat"), command
+
+
+def test_a_value_outside_the_choices_gets_a_did_you_mean(
+    rlcat: Callable[..., Result], tmp_path: Path
+) -> None:
+    """On the command line (Typer's choices) and in a recipe file (the schema's Literal) alike."""
+    option = rlcat("compile", "gsm8k_qwen3_8b_fsdp", "--mode", "fully-async")
+    assert option.code == 2 and option.out == ""
+    assert "'fully-async' is not one of 'colocate', 'fully_async', 'one_step_off'." in option.err
+    assert "Value error" not in option.err and "hint: did you mean 'fully_async'?" in option.err
+    recipe = tmp_path / "t1.yaml"
+    recipe.write_text("name: t1\nextends: gsm8k_qwen3_8b_fsdp\nsummary: x\nmode: fully-async\n")
+    found = json.loads(rlcat("validate", str(recipe), "--format", "json").out)["diagnostics"]
+    assert [(d["code"], d["line"], d["hint"]) for d in found] == [
+        ("RLC103", 4, "did you mean 'fully_async'?")
+    ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import re
 from collections.abc import Iterator, MutableMapping
 from functools import cache
 from typing import TYPE_CHECKING, Annotated
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from typer._click.core import Command  # the click Typer vendors: what a group's commands are
 
 from rlcat import __version__
-from rlcat.diagnostics import ExitCode
+from rlcat.diagnostics import ExitCode, suggestion_hint
 
 # Every command, in the order --help lists them, and the module that registers it. A module is
 # imported when its command is looked up (run, or listed by --help), not at start-up: importing
@@ -131,6 +132,20 @@ app = typer.Typer(
 )
 
 
+# Typer's words for a value outside an option's choices (a Literal): "'fully-async' is not one of
+# 'colocate', 'fully_async', 'one_step_off'."
+_NOT_ONE_OF = re.compile(r"'([^']*)' is not one of ((?:'[^']*'(?:, )?)+)")
+
+
+def _choice_hint(usage: str) -> str:
+    """A did-you-mean line for a value outside an option's choices, as a recipe file gets one."""
+    found = _NOT_ONE_OF.search(usage)
+    if found is None:
+        return ""
+    hint = suggestion_hint(found.group(1), re.findall(r"'([^']*)'", found.group(2)))
+    return f"  hint: {hint}\n" if hint else ""
+
+
 def _print_version(asked: bool) -> None:
     if asked:
         typer.echo(f"rlcat {__version__}")
@@ -182,7 +197,7 @@ def run_app(args: list[str]) -> int:
         show(file=usage)
         from rlcat.cli.report import print_escaped  # the commands' module: loaded with a command
 
-        print_escaped(usage.getvalue())
+        print_escaped(usage.getvalue().replace("Value error, ", "") + _choice_hint(usage.getvalue()))
         return int(ExitCode.INPUT)
     # in non-standalone mode Typer hands back the code of a typer.Exit raised inside a command, and
     # the 130 it makes of a Ctrl-C there (no command returns 130 itself): say that one as we do

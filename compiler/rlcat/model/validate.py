@@ -3,6 +3,7 @@ point at the YAML file, line and key."""
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -48,6 +49,14 @@ _TYPE_NAMES = {
 # Findings explained per document: a hostile file with 150,000 unknown fields would otherwise cost
 # a did-you-mean search each (seconds, and hundreds of MB of messages) to say one thing many times.
 MAX_EXPLAINED = 100
+
+
+def _choice_hint(given: object, ctx: Mapping[str, Any] | None) -> str | None:
+    """Did you mean one of the allowed values (`fully_async` for `fully-async`)?"""
+    expected = str((ctx or {}).get("expected", ""))
+    if not isinstance(given, str) or not expected:
+        return None
+    return suggestion_hint(given, re.findall(r"'([^']*)'", expected))
 
 
 def _diagnostics(model: type[BaseModel], exc: ValidationError, locate: Locator) -> list[Diagnostic]:
@@ -110,7 +119,8 @@ def _diagnostics(model: type[BaseModel], exc: ValidationError, locate: Locator) 
                 message = f"{_describe(given)} is not allowed: {message[0].lower()}{message[1:]}"
             elif kind == "value_error":
                 message = message.removeprefix("Value error, ")
-            out.append(diag("RLC103", message, **where, key=key or None))
+            hint = _choice_hint(given, err.get("ctx")) if kind == "literal_error" else None
+            out.append(diag("RLC103", message, **where, key=key or None, hint=hint))
     # one finding per key: unions can report the same key several times
     unique: dict[tuple[str | None, str], Diagnostic] = {}
     for d in out:
