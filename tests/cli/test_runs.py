@@ -246,6 +246,14 @@ def test_runs_compare_shows_plan_and_metric_differences(
     assert by_name.code == 0 and "ppo_mini_batch_size: 256 -> 128" in by_name.out
     same = rlcat("runs", "compare", "runs/a", "runs/a")
     assert "plan: the same (fingerprint sha256:" in same.out
+    # a bare folder name (`r1` for runs/r1) or a run's own name: what it may have meant
+    bare = rlcat("runs", "compare", "b", "runs/a")
+    assert bare.code == 2 and "RLC202 error: 'b' is neither a run folder nor a recorded result" in bare.err
+    assert "did you mean the run folder runs/b?" in bare.err
+    short = rlcat("runs", "compare", "a", "runs/b", "--catalog", "team")
+    assert "did you mean the run folder runs/a or the result gsm8k_qwen3_8b_fsdp-rocm-a?" in short.err
+    nothing = rlcat("runs", "compare", "zz", "runs/b")
+    assert "give a run folder (runs/NAME" in nothing.err and "rlcat runs list" in nothing.err
 
 
 def test_a_live_run_skips_its_half_written_line_with_a_note(

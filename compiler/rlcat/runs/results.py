@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rlcat.catalog import Catalog, display_path
-from rlcat.diagnostics import Diagnostic, Note, RlcatError, Severity, diag
+from rlcat.catalog import KIND_DIRS, Catalog, display_path
+from rlcat.diagnostics import Diagnostic, Note, RlcatError, Severity, diag, did_you_mean
 from rlcat.emit.formats import UNFINGERPRINTED_ENV, UNFINGERPRINTED_KEYS
 from rlcat.emit.tables import render_diff
 from rlcat.model.results import Result, Scalar
@@ -77,6 +77,25 @@ def find_result(catalog: Catalog, name: str) -> tuple[Result, Path]:
 # --- comparing two runs -------------------------------------------------------------------------
 
 
+def _no_such_run(ref: str, catalog: Catalog) -> Diagnostic:
+    """Neither a run folder nor a result: which of either it may have meant (a recorded result is
+    named RECIPE-PLATFORM-FOLDER, so `r1` may be `runs/r1` or `..-rocm-r1`)."""
+    results = sorted(catalog.names("result"))
+    meant = [f"the run folder {folder}" for folder in (f"runs/{ref}",) if os.path.isdir(folder)]
+    meant += [f"the result {name}" for name in results if name.endswith(f"-{ref}")]
+    meant += [
+        f"the result {name}" for name in did_you_mean(ref, results) if f"the result {name}" not in meant
+    ]
+    where = ", ".join(display_path(r / KIND_DIRS["result"]) for r in catalog.roots)
+    hint = (
+        "did you mean " + " or ".join(meant[:3]) + "?"
+        if meant
+        else f"give a run folder (runs/NAME, made by rlcat compile --run-dir) or a result recorded by "
+        f"rlcat runs add (rlcat runs list); results are looked up in: {where}"
+    )
+    return diag("RLC202", f"'{ref}' is neither a run folder nor a recorded result", argument=ref, hint=hint)
+
+
 @dataclass
 class Side:
     """One side of a comparison: how it was named, its result, and its plan when the folder is there."""
@@ -93,6 +112,8 @@ def side(ref: str, catalog: Catalog) -> Side:
     if os.path.isdir(ref):
         reading = read_run(Path(ref))
         return Side(ref, reading.result, reading.plan, reading.diagnostics)
+    if ref not in catalog.names("result"):
+        raise RlcatError([_no_such_run(ref, catalog)])
     result, path = find_result(catalog, ref)
     if result.run is None:
         raise RlcatError(
