@@ -154,6 +154,22 @@ def test_show_merges_the_platform_block(rlcat: Callable[..., Result]) -> None:
     assert cuda["batch"]["dynamic_batch_size"] is True  # no cuda block: the recipe as written
 
 
+def test_show_leaves_out_unset_fields_unless_all(rlcat: Callable[..., Result]) -> None:
+    """By default only the fields with a value (a null is verl's default, said once in --all)."""
+    short = yaml.safe_load(rlcat("show", "gsm8k_qwen3_8b_fsdp", "-p", "rocm").out)
+    every = yaml.safe_load(rlcat("show", "gsm8k_qwen3_8b_fsdp", "--platform", "rocm", "--all").out)
+
+    def leaves(node: object, path: str = "") -> dict[str, object]:
+        if isinstance(node, dict):
+            return {k: v for key, sub in node.items() for k, v in leaves(sub, f"{path}.{key}").items()}
+        return {path: node}
+
+    short_leaves, every_leaves = leaves(short), leaves(every)
+    assert None not in short_leaves.values()
+    assert {k: v for k, v in every_leaves.items() if v is not None} == short_leaves
+    assert len(every_leaves) > len(short_leaves)  # the nulls are there with --all
+
+
 def test_show_follows_extends(rlcat: Callable[..., Result]) -> None:
     result = rlcat("show", "gsm8k_qwen3_8b_megatron")
     assert result.code == 0, result.err

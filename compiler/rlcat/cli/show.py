@@ -20,13 +20,22 @@ from rlcat.survey.recipes import resolve_recipe
   rlcat show geo3k_megatron_4_4
 
   rlcat show gsm8k_qwen3_8b_fsdp --platform rocm
+
+  rlcat show dapo_math_fsdp2_4_4 --all
 """,
 )
 def show_cmd(
     recipe: Annotated[str, typer.Argument(help="Recipe name or path.")],
     platform: Annotated[
-        str | None, typer.Option(help="Also merge this platform's block of the recipe.")
+        str | None, typer.Option("--platform", "-p", help="Also merge this platform's block of the recipe.")
     ] = None,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Show every field, the unset ones as null too (by default: the fields with a value).",
+        ),
+    ] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Show a recipe resolved: extends merged, defaults filled in, catalog entries looked up."""
@@ -34,4 +43,4 @@ def show_cmd(
     resolved = resolve_recipe(recipe, cat, platform)
     files = [*resolved.source.files, resolved.model_origin.file, resolved.dataset_origin.file]
     print_diagnostics(cat.replaced_builtins(files))
-    write_output(render_resolved(resolved, without_platform_blocks=platform is not None))
+    write_output(render_resolved(resolved, without_platform_blocks=platform is not None, unset=everything))

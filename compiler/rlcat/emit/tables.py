@@ -57,12 +57,13 @@ def render_list(rows: list[dict[str, Any]], fmt: str) -> str:
     )
 
 
-def render_resolved(resolved: Resolved, without_platform_blocks: bool) -> str:
-    """The resolved recipe as YAML: extends merged, every default filled in, catalog entries inlined."""
+def render_resolved(resolved: Resolved, without_platform_blocks: bool, *, unset: bool = False) -> str:
+    """The resolved recipe as YAML: extends merged, every default filled in, catalog entries inlined;
+    the fields nothing sets (null: verl's default) only with `unset` (`rlcat show --all`)."""
     dropped = {"platforms"} if without_platform_blocks else None
-    data = resolved.recipe.model_dump(by_alias=True, exclude=dropped)
-    data["model"] = resolved.model.model_dump()
-    data["dataset"] = resolved.dataset.model_dump()
+    data = resolved.recipe.model_dump(by_alias=True, exclude=dropped, exclude_none=not unset)
+    data["model"] = resolved.model.model_dump(exclude_none=not unset)
+    data["dataset"] = resolved.dataset.model_dump(exclude_none=not unset)
     files = " <- ".join(reversed(resolved.source.files))
     return yaml_document(data, header=[f"{resolved.recipe.name}: resolved from {files}"])
 
