@@ -92,6 +92,7 @@ import torch  # noqa: E402
 import yaml  # noqa: E402
 from hydra import compose as hydra_compose  # noqa: E402
 from hydra import initialize_config_dir  # noqa: E402
+from hydra._internal.config_loader_impl import ConfigLoaderImpl  # noqa: E402
 from hydra.core.global_hydra import GlobalHydra  # noqa: E402
 from omegaconf import DictConfig, OmegaConf, open_dict  # noqa: E402
 from tokenizers import Tokenizer, pre_tokenizers  # noqa: E402
@@ -131,6 +132,23 @@ def read_yaml_once() -> None:
         return copy.deepcopy(parsed[name])
 
     yaml.load = load
+
+
+def merge_defaults_once() -> None:
+    """Merge the config files of one defaults list once per process: Hydra builds the config from
+    the defaults list (the files the entry config and the group choices name), then applies the
+    key overrides to it. Plans of one entry config and one set of group choices share that list,
+    so the merged config is kept and each compose gets a fresh deep copy of it to override."""
+    real = ConfigLoaderImpl._compose_config_from_defaults_list
+    merged: dict[str, Any] = {}
+
+    def compose_from_defaults(self: Any, defaults: list[Any], repo: Any) -> Any:
+        key = repr(defaults)
+        if key not in merged:
+            merged[key] = real(self, defaults, repo)
+        return copy.deepcopy(merged[key])
+
+    ConfigLoaderImpl._compose_config_from_defaults_list = compose_from_defaults  # type: ignore[method-assign]
 
 
 CHAT_TEMPLATE = "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
@@ -393,6 +411,7 @@ def main() -> int:
     args.models = args.models.resolve()
     signal.signal(signal.SIGALRM, _on_alarm)
     read_yaml_once()
+    merge_defaults_once()
     # verl is launched from the folder holding verl/: the Megatron fully-async config finds the
     # trainer's through `hydra.searchpath: file://verl/trainer/config`, relative to it
     os.chdir(VERL_ROOT)
