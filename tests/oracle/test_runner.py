@@ -119,3 +119,13 @@ def test_identical_cases_are_judged_once_and_answered_in_order(oracle: Any) -> N
     replies = oracle.judge(asked)
     assert [r["id"] for r in replies] == ["good", "plus", "good again", "plus again", "last"]
     assert [r["verdict"] for r in replies] == ["accepted", "refused", "accepted", "refused", "accepted"]
+
+
+def test_a_case_is_bounded_in_time_and_the_next_one_runs(oracle: Any) -> None:
+    # 100,000 appended keys keep Hydra busy for far longer than the case's one second, on any machine
+    flood = [f"+oracle_probe.k{i}=1" for i in range(100_000)]
+    slow = {**grpo_case("slow", *flood), "timeout": 1}
+    late, after = oracle.judge([slow, grpo_case("after")])
+    assert late["verdict"] == "timeout"
+    assert late["stage"] == "compose"
+    assert after["verdict"] == "accepted", after
