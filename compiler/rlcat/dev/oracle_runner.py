@@ -262,14 +262,32 @@ def _workers(stage: Stage, cfg: Any, need_ref: bool, need_critic: bool, *, valid
         _to_dataclass(stage, cfg, "critic")
 
 
+def _resolves_first() -> bool:
+    """Whether the release's main_ppo resolves the config before validate_config: 0.7.1 validates in
+    its task runner, after `OmegaConf.resolve`; 0.9 validates in `main()`, before its task runner
+    resolves. Read from the release's own file: does `main()` call validate_config?"""
+    path = verl_file("verl/trainer/main_ppo.py")
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef) and node.name == "main":
+            calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
+            return not any(ast.unparse(c.func).endswith("validate_config") for c in calls)
+    return False
+
+
 def _ppo(stage: Stage, cfg: Any) -> None:
-    """verl/trainer/main_ppo.py main(): auto_set_device, validate_config, then the trainer's and the
-    workers' dataclasses."""
+    """verl/trainer/main_ppo.py: auto_set_device, validate_config and the task runner's
+    `OmegaConf.resolve` in the release's order, then the trainer's and the workers' dataclasses."""
     stage("auto_set_device")
     auto_set_device(cfg)
     need_ref, critic = need_reference_policy(cfg), need_critic(cfg)
+    if RESOLVES_FIRST:
+        stage("resolve")
+        OmegaConf.resolve(cfg)
     stage("validate_config")
     validate_config(config=cfg, use_reference_policy=need_ref, use_critic=critic)
+    if not RESOLVES_FIRST:
+        stage("resolve")
+        OmegaConf.resolve(cfg)
     _workers(stage, cfg, need_ref, critic, validated=True)
 
 
@@ -278,8 +296,6 @@ def _fully_async(stage: Stage, cfg: Any) -> None:
     FullyAsyncTrainer and the FullyAsyncRollouter check before their workers start. That entrypoint
     does not call validate_config."""
     stage("fully_async main")
-    if not verl_file(FULLY_ASYNC_MAIN).is_file():
-        raise Unsupported(f"this verl release does not ship {FULLY_ASYNC_MAIN}")
     if not hasattr(cfg, "async_training"):
         raise RuntimeError("must set async_training config")
     auto_set_device(cfg)
@@ -316,6 +332,9 @@ FULLY_ASYNC_MAIN = "verl/experimental/fully_async_policy/fully_async_main.py"
 
 def verl_file(relative: str) -> Path:
     return VERL_ROOT / relative
+
+
+RESOLVES_FIRST = _resolves_first()
 
 
 def method_from_source(path: Path, class_name: str, name: str) -> Any:
@@ -373,6 +392,8 @@ def check(verl_root: Path, models: Path, case: dict[str, Any]) -> dict[str, Any]
     signal.alarm(max(1, int(case.get("timeout", 60))))
     try:
         with contextlib.redirect_stdout(printed):
+            if case.get("entry") == "fully_async" and not verl_file(FULLY_ASYNC_MAIN).is_file():
+                raise Unsupported(f"this verl release does not ship {FULLY_ASYNC_MAIN}")
             cfg = compose(verl_root, case)
             reply["compose_seconds"] = round(time.monotonic() - start, 3)
             reply["model_keys"] = point_models_at(cfg, model_folder(models, case.get("model") or {}))
