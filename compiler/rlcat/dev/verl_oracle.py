@@ -112,7 +112,7 @@ class Oracle:
     to a log file in the oracle's temporary folder, so a chatty release never blocks the pipe."""
 
     version: str
-    timeout: float = 600.0  # for one batch of cases as a whole, beyond each case's own bound
+    timeout: float = 600.0  # the longest wait for one reply: verl's import, or a runner past its cases' bound
     hello: dict[str, Any] = field(default_factory=dict)
     _process: subprocess.Popen[str] | None = None
     _tmp: tempfile.TemporaryDirectory[str] | None = None
