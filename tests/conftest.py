@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -10,7 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,9 +59,10 @@ class Result:
 
 # Tiers: tests/unit and tests/cli are the inner loop (`pytest -m "not slow"`), less their cases
 # marked slow (fuzzing, big inputs, the help examples that build a site or measure schema coverage);
-# tests/verl composes with real verl trees and tests/e2e builds wheels, sites and hook environments,
-# so both are slow. The inner loop needs no fetched verl tree, no network and no service.
-SLOW_TIERS = ("verl", "e2e")
+# tests/verl composes with real verl trees, tests/e2e builds wheels, sites and hook environments, and
+# tests/oracle runs verl's own start-up checks (`rlcat dev verl-oracle`'s environments), so all are
+# slow. The inner loop needs no fetched verl tree, no network and no service.
+SLOW_TIERS = ("verl", "e2e", "oracle")
 
 # Help examples that a test of their own runs, word for word, and checks more closely than "exit 0":
 # tests/cli/test_cli.py leaves them to that test, so the costly ones (seconds of compiles or Hydra
@@ -68,6 +70,10 @@ SLOW_TIERS = ("verl", "e2e")
 EXAMPLES_RUN_BY_THEIR_TEST = {
     "rlcat dev schema-coverage --top 40": "tests/cli/test_schema_coverage.py::test_coverage_report",
     "rlcat dev verl-index --check": "tests/verl/test_index_fresh.py::test_index_is_fresh",
+    # it builds an environment of gigabytes when there is none: run only where one is built
+    "rlcat dev verl-oracle --release 0.9.1": (
+        "tests/oracle/test_runner.py::test_build_command_reuses_the_environment"
+    ),
     # its site must be the one the library builds from docs/, byte for byte
     "rlcat docs build --out public": "tests/e2e/test_docs_site.py::test_two_builds_are_identical",
 }
@@ -164,6 +170,38 @@ def load_index(index_dir: Path) -> IndexLoader:
         return data
 
     return load
+
+
+# --- verl's own start-up checks (tests/oracle; the environments are never built from here) ---
+
+# The seed of tests/oracle's perturbations: which plans each class of mistake is applied to.
+ORACLE_SEED = int(os.environ.get("RLCAT_ORACLE_SEED", "21"))
+
+
+def pytest_report_header() -> str:
+    return f"verl oracle perturbations: seed {ORACLE_SEED} (set RLCAT_ORACLE_SEED to change it)"
+
+
+@pytest.fixture(scope="session")
+def verl_oracles() -> Iterator[dict[str, Any]]:
+    """The verl oracle (rlcat.dev.verl_oracle.Oracle) of every release whose environment `rlcat dev
+    verl-oracle` built, one runner process each for the whole session; a release without one is
+    absent (its tests skip and say how to build it)."""
+    from rlcat.dev.oracle_env import is_complete
+    from rlcat.dev.verl_oracle import Oracle
+
+    with contextlib.ExitStack() as stack:
+        yield {v: stack.enter_context(Oracle(v)) for v in VERL_VERSIONS if is_complete(v)}
+
+
+def skip_without_oracle(oracles: dict[str, Any], version: str) -> None:
+    if version not in oracles:
+        from rlcat.dev.oracle_env import BUILD_COMMAND, env_dir
+
+        pytest.skip(
+            f"no verl {version} oracle environment at {env_dir(version)}: "
+            f"build it once with `{BUILD_COMMAND} --release {version}` (tests never download)"
+        )
 
 
 # --- what a run builds once and every xdist worker shares ---

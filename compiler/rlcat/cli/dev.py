@@ -10,7 +10,7 @@ import typer
 
 from rlcat.catalog import Catalog, builtin_root, repo_root
 from rlcat.cli.app import app
-from rlcat.dev import coverage, schemas, trees, wheelhouse
+from rlcat.dev import coverage, oracle_env, schemas, trees, wheelhouse
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError
 
 dev_app = typer.Typer(
@@ -19,6 +19,8 @@ dev_app = typer.Typer(
     epilog="""Examples:
 
   rlcat dev fetch-verl
+
+  rlcat dev verl-oracle --release 0.9.1
 
   rlcat dev verl-index --check
 
@@ -146,3 +148,42 @@ def dev_fetch_verl() -> None:
     # and the docs extra's, for the team-docs test, which installs rlcat[docs] offline
     docs = wheelhouse.docs_wheelhouse_dir()
     sys.stdout.write(f"{wheelhouse.fetch_wheelhouse(True, docs, wheelhouse.docs_requirements())}\n")
+
+
+@dev_app.command(
+    "verl-oracle",
+    epilog="""Examples:
+
+  rlcat dev verl-oracle --release 0.9.1
+""",
+)
+def dev_verl_oracle(
+    releases: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--release", help="A verl release to build (repeat it); default: every release rlcat targets."
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Build again even when complete.")] = False,
+    python: Annotated[
+        str | None, typer.Option("--python", help="The interpreter that makes the venvs (default: this one).")
+    ] = None,
+) -> None:
+    """Build, once per machine, the environments in which verl's own start-up checks judge plans:
+    one venv per release with torch (the pinned CPU-capable build) and the real verl, outside the
+    clone (under $RLCAT_ORACLE_HOME, default ~/.cache/rlcat/verl-oracle). Complete ones are reused."""
+    wanted = releases or list(trees.VERL_VERSIONS)
+    failed: list[Diagnostic] = []
+    for version in wanted:
+        try:
+            built = oracle_env.build(version, python=python, force=force)
+        except RuntimeError as exc:
+            failed.append(
+                Diagnostic("RLC105", f"verl {version}: {exc}", hint="the build log is kept beside it")
+            )
+            continue
+        how = "reused" if built.reused else f"built in {built.seconds:.0f} s"
+        versions = ", ".join(f"{k} {v}" for k, v in sorted(built.installed.items()))
+        sys.stdout.write(f"verl {version}: {built.path} ({how}; {versions})\n")
+    if failed:
+        raise RlcatError(failed)
