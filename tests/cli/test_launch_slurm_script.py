@@ -178,5 +178,8 @@ def test_submit_hands_the_script_to_sbatch(
     result = slurm(rlcat, "--submit")
     assert result.code == 0, result.err
     assert result.out == "42\n" and "submitted Slurm job 42" in result.err
-    assert (tmp_path / "args").read_text() == "--parsable\n"
+    # the job's output in a file of its own: never an earlier job's slurm-JOBID.out
+    args = (tmp_path / "args").read_text()
+    assert re.fullmatch(r"--parsable --output=slurm-%j-[0-9a-f]{8}\.out\n", args), args
+    assert "its output: slurm-42-" in result.err
     assert (tmp_path / "script").read_text() == slurm(rlcat).out
