@@ -19,6 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 JSON = "application/json"
+# Ray's dashboard sends a job's log in parts of at most 10 lines or 20,000 characters
+# (ray/dashboard/modules/job/utils.py, file_tail_iterator): the size of each websocket message here
+TAIL_CHUNK_CHARS = 20_000
 
 
 class FakeRay:
@@ -46,6 +49,7 @@ class FakeRay:
         self.log, self.chunk, self.message, self.offers_tail = log, chunk, message, tail
         self.log_bytes = 0
         self.ended = False
+        self._log_text: str | None = None
         self.states, self.exit_code, self.token, self.max_body = states, exit_code, token, max_body
         self.node_gpus = [gpus] if node_gpus is None else node_gpus
         self.submitted: list[dict[str, Any]] = []
@@ -112,14 +116,15 @@ class FakeRay:
             "runtime_env": runtime_env,
         }
 
-    def log_so_far(self) -> str:
-        """The log as far as the job has written it; `{entrypoint}` in `log` is the submitted one,
-        as Ray's job supervisor echoes it first."""
+    def log_so_far(self, start: int = 0) -> str:
+        """The log as far as the job has written it, from `start`; `{entrypoint}` in `log` is the
+        submitted one, as Ray's job supervisor echoes it first."""
         if self.log is None:
-            return "".join(f"step {i}\n" for i in range(self.polls))
-        entrypoint = self.submitted[-1]["entrypoint"] if self.submitted else ""
-        log = self.log.replace("{entrypoint}", entrypoint)
-        return log if self.ended else log[: self.chunk * self.polls]
+            return "".join(f"step {i}\n" for i in range(self.polls))[start:]
+        if self._log_text is None and self.submitted:
+            self._log_text = self.log.replace("{entrypoint}", self.submitted[-1]["entrypoint"])
+        log = self._log_text or ""
+        return log[start:] if self.ended else log[start : self.chunk * self.polls]
 
 
 def websocket_frame(opcode: int, payload: bytes) -> bytes:
@@ -179,15 +184,19 @@ def fake_ray_servers() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
                     self._follow()
 
             def _follow(self) -> None:
-                sent = 0
+                sent, seen = 0, -1
                 while not stopping.is_set():
                     ended = fake.ended
-                    new = fake.log_so_far()[sent:]
-                    if new:
-                        data = new.encode()
+                    if (fake.polls, ended) == (seen, False):  # the log grows with status reads
+                        stopping.wait(0.005)  # not time.sleep, which tests replace
+                        continue
+                    seen = fake.polls
+                    new = fake.log_so_far(sent)
+                    for at in range(0, len(new), TAIL_CHUNK_CHARS):
+                        data = new[at : at + TAIL_CHUNK_CHARS].encode()
                         fake.log_bytes += len(data)
                         self.wfile.write(websocket_frame(1, data))
-                        sent += len(new)
+                    sent += len(new)
                     if ended:
                         self.wfile.write(websocket_frame(8, (1000).to_bytes(2, "big")))
                         return
