@@ -43,8 +43,11 @@ class FakeRay:
         message: str = "done",
         tail: bool = True,
         stops: bool = True,
+        drops: int = 0,
     ) -> None:
         self.stops = stops
+        self.drops = drops  # tail connections cut (no close frame) after their first part
+        self.tails = 0
         self.auth_mode = auth_mode or ("token" if token else "disabled")
         self.log, self.chunk, self.message, self.offers_tail = log, chunk, message, tail
         self.log_bytes = 0
@@ -180,6 +183,7 @@ def fake_ray_servers() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
                 self.send_header("Connection", "Upgrade")
                 self.send_header("Sec-WebSocket-Accept", accept.decode())
                 self.end_headers()
+                fake.tails += 1
                 with contextlib.suppress(OSError):  # the client went away: nothing to follow
                     self._follow()
 
@@ -197,6 +201,9 @@ def fake_ray_servers() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
                         fake.log_bytes += len(data)
                         self.wfile.write(websocket_frame(1, data))
                     sent += len(new)
+                    if new and fake.drops:  # the connection drops, as through a proxy's idle timeout
+                        fake.drops -= 1
+                        return
                     if ended:
                         self.wfile.write(websocket_frame(8, (1000).to_bytes(2, "big")))
                         return

@@ -758,6 +758,17 @@ def test_wait_streams_the_log_once_in_linear_traffic(rlcat: Run, fake_ray: Any, 
     assert not any(path.endswith("/logs") for _, path, _ in fake.requests)
 
 
+def test_a_tail_that_drops_is_opened_again_without_printing_a_line_twice(
+    rlcat: Run, fake_ray: Any, fast_polls: None
+) -> None:
+    lines = "".join(f"step {i}\n" for i in range(500))
+    fake, address = fake_ray(["RUNNING"] * 10 + ["SUCCEEDED"], log=ECHOED + lines, chunk=700, drops=2)
+    result = submit(rlcat, address, "--wait")
+    assert result.code == 0, result.err
+    assert result.out.split("\n", 1)[1] == lines  # every line once, in order
+    assert fake.tails == 3 and fake.drops == 0
+
+
 def test_without_the_tail_websocket_the_log_is_printed_once_at_the_end(
     rlcat: Run, fake_ray: Any, no_sleep: None
 ) -> None:

@@ -180,19 +180,14 @@ def _follow(client: RayJobsClient, submission_id: str, launch: Launch, console: 
     options = launch.options
     deadline = None if options.timeout is None else time.monotonic() + options.timeout
     log = JobLog(console, submission_id, entrypoint(launch), launch.command.posix_line())
-    tail = _open_tail(client, submission_id, console)
+    tail = JobTail(client, submission_id, console)
     try:
         while True:
-            if tail is not None and not tail.closed:
-                wait_until = time.monotonic() + options.poll_seconds
-                while not tail.closed and (left := wait_until - time.monotonic()) > 0:
-                    log.feed(tail.read(left))
-            else:
-                time.sleep(options.poll_seconds)
+            tail.follow(options.poll_seconds, log)
             info = client.info(submission_id)
             status = str(info.get("status"))
             if status in TERMINAL_STATES:
-                _rest_of_log(client, submission_id, tail, log)
+                tail.rest(log)
                 return _result(submission_id, info, console)
             if deadline is not None and time.monotonic() > deadline:
                 log.end()
@@ -203,40 +198,84 @@ def _follow(client: RayJobsClient, submission_id: str, launch: Launch, console: 
         _stop_quietly(client, submission_id, console)
         raise
     finally:
-        if tail is not None:
-            tail.close()
+        tail.close()
 
 
-def _open_tail(client: RayJobsClient, submission_id: str, console: Console) -> LogTail | None:
-    """The job's log websocket, or None (with a warning) where the dashboard does not offer one,
-    as behind a proxy that does not pass websockets: the log is then printed once the job ends."""
-    try:
-        return client.tail(submission_id)
-    except RayApiError as exc:
-        console.tell(
-            [
-                diag(
-                    "RLC1010",
-                    f"the dashboard does not stream the job's log ({printable(str(exc))}): it is printed "
-                    "once the job ends",
-                    severity=Severity.WARNING,
-                    argument=client.url,
-                )
-            ]
-        )
-        return None
+class JobTail:
+    """The job's log websocket (ray_rest.LogTail), opened again where it dropped before the job
+    ended: a new one starts from the log's beginning, so what was read already is skipped. Where
+    the dashboard offers none (a proxy that does not pass websockets), a warning, and the whole log
+    once the job ends."""
 
+    def __init__(self, client: RayJobsClient, submission_id: str, console: Console) -> None:
+        self._client, self._id = client, submission_id
+        self._received = 0  # characters of the log read so far
+        self._skip = 0  # characters a reopened tail sends again
+        self._socket: LogTail | None = None
+        try:
+            self._socket = client.tail(submission_id)
+        except RayApiError as exc:
+            console.tell(
+                [
+                    diag(
+                        "RLC1010",
+                        f"the dashboard does not stream the job's log ({printable(str(exc))}): it is "
+                        "printed once the job ends",
+                        severity=Severity.WARNING,
+                        argument=client.url,
+                    )
+                ]
+            )
+        self.offered = self._socket is not None
 
-def _rest_of_log(client: RayJobsClient, submission_id: str, tail: LogTail | None, log: JobLog) -> None:
-    """What the ended job's log holds beyond what was printed: the tail's last chunks (the
-    dashboard closes it once it has sent them), or the whole log once when there was no tail."""
-    if tail is None:
-        log.feed(client.logs(submission_id))
-    else:
-        stop_at = time.monotonic() + DRAIN_SECONDS
-        while not tail.closed and (left := stop_at - time.monotonic()) > 0:
-            log.feed(tail.read(left))
-    log.end()
+    def follow(self, seconds: float, log: JobLog) -> None:
+        """Feed `log` what arrives within `seconds`; reopen a tail that dropped first."""
+        if self.offered and (self._socket is None or self._socket.closed):
+            self._reopen()
+        if self._socket is None or self._socket.closed:
+            time.sleep(seconds)
+            return
+        until = time.monotonic() + seconds
+        while not self._socket.closed and (left := until - time.monotonic()) > 0:
+            log.feed(self._text(self._socket.read(left)))
+
+    def rest(self, log: JobLog) -> None:
+        """What the ended job's log holds beyond what was printed: the tail's last parts (the
+        dashboard closes it once it has sent them; a tail that dropped is opened again), or the
+        whole log once when there was no tail."""
+        if not self.offered:
+            log.feed(self._client.logs(self._id))
+        else:
+            if self._socket is None or (self._socket.closed and not self._socket.ended):
+                self._reopen()  # it dropped: the log's end is still to be read
+            stop_at = time.monotonic() + DRAIN_SECONDS
+            while (
+                self._socket is not None
+                and not self._socket.closed
+                and (left := stop_at - time.monotonic()) > 0
+            ):
+                log.feed(self._text(self._socket.read(left)))
+        log.end()
+
+    def close(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+
+    def _reopen(self) -> None:
+        try:
+            self._socket = self._client.tail(self._id)
+        except RayApiError:
+            self._socket = None  # tried again at the next poll
+            return
+        self._skip = self._received
+
+    def _text(self, text: str) -> str:
+        if self._skip:
+            dropped = min(self._skip, len(text))
+            self._skip -= dropped
+            text = text[dropped:]
+        self._received += len(text)
+        return text
 
 
 def _timed_out(client: RayJobsClient, submission_id: str, timeout: float | None) -> RlcatError:

@@ -248,6 +248,7 @@ class LogTail:
         host = parts.hostname or ""
         port = parts.port or (443 if parts.scheme == "https" else 80)
         self.closed = False
+        self.ended = False  # the server closed the stream itself: the job's log is all sent
         self._buffer = b""
         self._fragments = b""
         self._text = codecs.getincrementaldecoder("utf-8")("replace")
@@ -301,7 +302,7 @@ class LogTail:
 
     def read(self, wait: float) -> str:
         """The text that arrived within `wait` seconds ("" for none); `closed` once the server
-        ended the stream (the job ended) or the connection dropped."""
+        ended the stream (`ended`: the job ended) or the connection dropped."""
         if self.closed:
             return ""
         try:
@@ -349,6 +350,7 @@ class LogTail:
                     self._fragments = b""
             elif opcode == 8:
                 self._send(8, payload[:2])
+                self.ended = True
                 self.close()
                 break
             elif opcode == 9:
