@@ -98,7 +98,7 @@ def _submitted(
         process.wait(timeout=SUBMIT_SECONDS)
         console.log(job_id + "\n")
         return int(ExitCode.OK)
-    return _follow(process, job_id, options, console)
+    return _follow(process, job_id, output.replace("%j", job_id), options, console)
 
 
 def _refused(process: subprocess.Popen[str]) -> RlcatError:
@@ -141,16 +141,19 @@ ENDED = frozenset(
 )
 
 
-def _follow(process: subprocess.Popen[str], job_id: str, options: LaunchOptions, console: Console) -> int:
-    """Print the job's output as it grows until Slurm says the job ended (or, when the controller
-    no longer knows it, sbatch --wait returns); the job's exit code."""
+def _follow(
+    process: subprocess.Popen[str], job_id: str, name: str, options: LaunchOptions, console: Console
+) -> int:
+    """Print the job's output file (`name`, in the job's working folder) as it grows until Slurm
+    says the job ended (or, when the controller no longer knows it, sbatch --wait returns); the
+    job's exit code."""
     deadline = None if options.timeout is None else time.monotonic() + options.timeout
     output = JobOutput(console)
     try:
         while True:
             shown = _show_job(job_id)
             state, reason = _field(shown, "JobState"), _field(shown, "Reason")
-            output.path = output.path or _field(shown, "StdOut")
+            output.path = output.path or _output_path(shown, name)
             output.print_new()
             if state in ENDED or (state is None and process.poll() is not None):
                 break
@@ -211,6 +214,15 @@ def _follow(process: subprocess.Popen[str], job_id: str, options: LaunchOptions,
         ]
     )
     return code if 0 <= code < 256 else int(ExitCode.FINDINGS)
+
+
+def _output_path(shown: str, name: str) -> str | None:
+    """The job's output file: Slurm's StdOut once scontrol names the job's own file, else `name`
+    in this folder (where sbatch ran, the job's working folder); None before the job is known."""
+    said = _field(shown, "StdOut")
+    if said is not None and os.path.basename(said) == name:
+        return said
+    return str(Path.cwd() / name) if _field(shown, "JobState") else None
 
 
 def _exit_code(state: str | None, exit_code: str | None) -> int:
