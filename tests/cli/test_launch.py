@@ -5,7 +5,9 @@ follows, reports and stops jobs (the real cluster is tests/e2e/test_launch_ray.p
 from __future__ import annotations
 
 import ast
+import base64
 import functools
+import hashlib
 import io
 import json
 import os
@@ -798,3 +800,52 @@ def test_a_failed_jobs_reason_is_rays_not_the_trainers_last_print(
         in result.err
     )
     assert "saving checkpoint" not in result.err
+
+
+def test_the_log_websocket_reads_what_rfc_6455_allows_a_server_to_send() -> None:
+    # a message in three parts with a character cut between two, lengths in 7, 16 and 64 bits, a
+    # ping in between (answered with a pong), then the close frame
+    big = ("x" * 70_000 + "\n").encode()
+    frames = (
+        bytes([0x01, 3]) + b"ab\xc3"  # text, not final: "ab" and half of "é"
+        + bytes([0x89, 4]) + b"ping"
+        + bytes([0x00, 126]) + (300).to_bytes(2, "big") + b"\xa9" + b"c" * 298 + b"\n"
+        + bytes([0x80, 127]) + len(big).to_bytes(8, "big") + big
+        + bytes([0x88, 2]) + (1000).to_bytes(2, "big")
+    )  # fmt: skip
+    answered: list[bytes] = []
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+
+        def serve() -> None:
+            connection, _ = server.accept()
+            with connection:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += connection.recv(4096)
+                key = re.search(rb"Sec-WebSocket-Key: (\S+)", request)
+                assert key is not None
+                accept = base64.b64encode(
+                    hashlib.sha1(key.group(1) + b"258EAFA5-E914-47DA-95CA-C5AB0DC11B65").digest()
+                )
+                head = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                connection.sendall(head + b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+                for at in range(0, len(frames), 1000):  # cut anywhere, as TCP may
+                    connection.sendall(frames[at : at + 1000])
+                connection.settimeout(10)
+                answered.append(connection.recv(4096))
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        tail = LogTail(f"http://127.0.0.1:{server.getsockname()[1]}", "/api/jobs/x/logs/tail", None, 10)
+        text = ""
+        while not tail.closed:
+            text += tail.read(1.0)
+        thread.join(timeout=10)
+    assert text == "abé" + "c" * 298 + "\n" + big.decode()
+    assert tail.ended
+    pong = answered[0]
+    assert pong[0] == 0x8A and pong[1] == 0x80 | 4  # a pong, masked as a client's frames must be
+    mask = pong[2:6]
+    assert bytes(b ^ mask[i % 4] for i, b in enumerate(pong[6:10])) == b"ping"

@@ -250,7 +250,6 @@ class LogTail:
         self.closed = False
         self.ended = False  # the server closed the stream itself: the job's log is all sent
         self._buffer = b""
-        self._fragments = b""
         self._text = codecs.getincrementaldecoder("utf-8")("replace")
         try:
             self._sock: socket.socket = socket.create_connection((host, port), timeout=timeout)
@@ -343,11 +342,8 @@ class LogTail:
             if mask:
                 payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
             opcode = first & 0x0F
-            if opcode in (0, 1, 2):
-                self._fragments += payload
-                if first & 0x80:
-                    text += self._text.decode(self._fragments)
-                    self._fragments = b""
+            if opcode in (0, 1, 2):  # a message's parts, decoded as they come (the decoder keeps
+                text += self._text.decode(payload)  # a character cut between two)
             elif opcode == 8:
                 self._send(8, payload[:2])
                 self.ended = True
