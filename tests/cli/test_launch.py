@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import contextlib
 import functools
 import hashlib
 import io
@@ -707,23 +708,32 @@ def test_token_auth_without_a_token_here_is_refused_with_a_hint(
     assert fake.submitted == []
 
 
-def test_a_port_that_does_not_speak_http_is_a_clear_rlc1008(rlcat: Run) -> None:
-    # what a gRPC server (Ray's GCS port, 6379) answers an HTTP request with: an HTTP/2 frame
+@contextlib.contextmanager
+def one_connection(serve: Callable[[socket.socket], None]) -> Iterator[str]:
+    """A server on 127.0.0.1 whose first connection `serve` answers, in a thread; its HOST:PORT."""
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
 
-        def answer() -> None:
+        def accept() -> None:
             connection, _ = server.accept()
             with connection:
-                connection.recv(65536)
-                connection.sendall(b"\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x05\x00\x00@\x00\x1b[31m")
+                serve(connection)
 
-        thread = threading.Thread(target=answer, daemon=True)
+        thread = threading.Thread(target=accept, daemon=True)
         thread.start()
-        address = f"127.0.0.1:{server.getsockname()[1]}"
-        result = submit(rlcat, address)
+        yield f"127.0.0.1:{server.getsockname()[1]}"
         thread.join(timeout=10)
+
+
+def test_a_port_that_does_not_speak_http_is_a_clear_rlc1008(rlcat: Run) -> None:
+    # what a gRPC server (Ray's GCS port, 6379) answers an HTTP request with: an HTTP/2 frame
+    def answer(connection: socket.socket) -> None:
+        connection.recv(65536)
+        connection.sendall(b"\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x05\x00\x00@\x00\x1b[31m")
+
+    with one_connection(answer) as address:
+        result = submit(rlcat, address)
     assert result.code == 2, result.err
     assert f"RLC1008 error: http://{address} answered, but not over HTTP" in result.err
     assert "hint: the address is the dashboard's, http://HEAD:8265" in result.err
@@ -814,35 +824,28 @@ def test_the_log_websocket_reads_what_rfc_6455_allows_a_server_to_send() -> None
         + bytes([0x88, 2]) + (1000).to_bytes(2, "big")
     )  # fmt: skip
     answered: list[bytes] = []
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
 
-        def serve() -> None:
-            connection, _ = server.accept()
-            with connection:
-                request = b""
-                while b"\r\n\r\n" not in request:
-                    request += connection.recv(4096)
-                key = re.search(rb"Sec-WebSocket-Key: (\S+)", request)
-                assert key is not None
-                accept = base64.b64encode(
-                    hashlib.sha1(key.group(1) + b"258EAFA5-E914-47DA-95CA-C5AB0DC11B65").digest()
-                )
-                head = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                connection.sendall(head + b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
-                for at in range(0, len(frames), 1000):  # cut anywhere, as TCP may
-                    connection.sendall(frames[at : at + 1000])
-                connection.settimeout(10)
-                answered.append(connection.recv(4096))
+    def serve(connection: socket.socket) -> None:
+        request = b""
+        while b"\r\n\r\n" not in request:
+            request += connection.recv(4096)
+        key = re.search(rb"Sec-WebSocket-Key: (\S+)", request)
+        assert key is not None
+        accept = base64.b64encode(
+            hashlib.sha1(key.group(1) + b"258EAFA5-E914-47DA-95CA-C5AB0DC11B65").digest()
+        )
+        head = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        connection.sendall(head + b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        for at in range(0, len(frames), 1000):  # cut anywhere, as TCP may
+            connection.sendall(frames[at : at + 1000])
+        connection.settimeout(10)
+        answered.append(connection.recv(4096))
 
-        thread = threading.Thread(target=serve, daemon=True)
-        thread.start()
-        tail = LogTail(f"http://127.0.0.1:{server.getsockname()[1]}", "/api/jobs/x/logs/tail", None, 10)
+    with one_connection(serve) as address:
+        tail = LogTail(f"http://{address}", "/api/jobs/x/logs/tail", None, 10)
         text = ""
         while not tail.closed:
             text += tail.read(1.0)
-        thread.join(timeout=10)
     assert text == "abé" + "c" * 298 + "\n" + big.decode()
     assert tail.ended
     pong = answered[0]
