@@ -94,7 +94,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC1003": ("job env key that verl's ray.init sets itself", Severity.ERROR),
     "RLC1004": ("`$` in a job env value, which Ray expands", Severity.ERROR),
     "RLC1005": ("more than one GPU-visibility variable on ROCm", Severity.ERROR),
-    "RLC1006": ("RAY_AUTH_MODE not explicit", Severity.ERROR),
+    "RLC1006": ("RAY_AUTH_MODE not explicit, or not the cluster's", Severity.ERROR),
     "RLC1007": ("working_dir unreadable, over Ray's size limit, or not uploadable here", Severity.ERROR),
     "RLC1008": ("Ray cluster unreachable or refused the request", Severity.ERROR),
     "RLC1009": ("NOSET variable dropped without entrypoint resources", Severity.ERROR),

@@ -79,6 +79,16 @@ class Project:
         return "default" if line is None else f"{printable(str(self.file))}:{line}"
 
 
+def default_platform(project: Project | None) -> str:
+    """The platform of a command given no --platform: the first of the project's `platforms` (that
+    setting's default, without a project file, starts with cuda)."""
+    if project is not None:
+        return project.settings.platforms[0]
+    from rlcat.model.project import ProjectSettings  # the default lives on the field
+
+    return ProjectSettings().platforms[0]
+
+
 def strict_setting(project: Project | None) -> bool:
     """The project file's `strict`; False without a project file (the setting's default, which a
     test keeps equal), read without loading the settings model."""

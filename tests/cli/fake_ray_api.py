@@ -2,11 +2,16 @@
 test: jobs answer from a script of states, nodes from a list of GPU counts. It answers as Ray
 2.60's dashboard does (ray/dashboard/modules/job/job_head.py, http_server_head.py), including the
 package routes Ray's JobSubmissionClient uploads a working_dir through and, with `token`, the
-token check in front of every route."""
+token check in front of every route but the public /api/authentication_mode. The job's log is
+"step N" for each status read so far (or `log`, growing by `chunk` characters per read); it is
+served by GET /logs (whole, each time) and by the /logs/tail websocket (each part once, closed
+once the job ended), and `log_bytes` counts what both sent."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -14,6 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 JSON = "application/json"
+# Ray's dashboard sends a job's log in parts of at most 10 lines or 20,000 characters
+# (ray/dashboard/modules/job/utils.py, file_tail_iterator): the size of each websocket message here
+TAIL_CHUNK_CHARS = 20_000
 
 
 class FakeRay:
@@ -29,7 +37,22 @@ class FakeRay:
         node_gpus: list[float] | None = None,
         token: str | None = None,
         max_body: int = 100 * 2**20,
+        auth_mode: str | None = None,
+        log: str | None = None,
+        chunk: int = 0,
+        message: str = "done",
+        tail: bool = True,
+        stops: bool = True,
+        drops: int = 0,
     ) -> None:
+        self.stops = stops
+        self.drops = drops  # tail connections cut (no close frame) after their first part
+        self.tails = 0
+        self.auth_mode = auth_mode or ("token" if token else "disabled")
+        self.log, self.chunk, self.message, self.offers_tail = log, chunk, message, tail
+        self.log_bytes = 0
+        self.ended = False
+        self._log_text: str | None = None
         self.states, self.exit_code, self.token, self.max_body = states, exit_code, token, max_body
         self.node_gpus = [gpus] if node_gpus is None else node_gpus
         self.submitted: list[dict[str, Any]] = []
@@ -43,6 +66,8 @@ class FakeRay:
     ) -> tuple[int, str, bytes]:
         """(status, content type, body) for one request."""
         self.requests.append((method, path, authorization))
+        if path == "/api/authentication_mode":  # public, as Ray's dashboard serves it
+            return 200, JSON, json.dumps({"authentication_mode": self.auth_mode}).encode()
         if self.token is not None and not authorization:
             return 401, "text/plain", b"Unauthorized: Missing authentication token"
         if self.token is not None and authorization != f"Bearer {self.token}":
@@ -76,18 +101,45 @@ class FakeRay:
             return {"submission_id": "raysubmit_test", "job_id": "01000000"}
         if path.endswith("/stop"):
             self.stopped.append(path)
-            return {"stopped": True}
+            return {"stopped": self.stops}
         if path.endswith("/logs"):
-            return {"logs": "".join(f"step {i}\n" for i in range(self.polls))}
+            logs = self.log_so_far()
+            self.log_bytes += len(logs.encode())
+            return {"logs": logs}
         self.polls += 1
         status = self.states[min(self.polls - 1, len(self.states) - 1)]
+        if self.stopped and self.stops:
+            status = "STOPPED"
+        self.ended = status in ("SUCCEEDED", "FAILED", "STOPPED")
         runtime_env = self.submitted[-1].get("runtime_env") if self.submitted else None
         return {
             "status": status,
             "driver_exit_code": self.exit_code,
-            "message": "done",
+            "message": self.message,
             "runtime_env": runtime_env,
         }
+
+    def log_so_far(self, start: int = 0) -> str:
+        """The log as far as the job has written it, from `start`; `{entrypoint}` in `log` is the
+        submitted one, as Ray's job supervisor echoes it first."""
+        if self.log is None:
+            return "".join(f"step {i}\n" for i in range(self.polls))[start:]
+        if self._log_text is None and self.submitted:
+            self._log_text = self.log.replace("{entrypoint}", self.submitted[-1]["entrypoint"])
+        log = self._log_text or ""
+        return log[start:] if self.ended else log[start : self.chunk * self.polls]
+
+
+def websocket_frame(opcode: int, payload: bytes) -> bytes:
+    """One unmasked frame, as a server sends it (RFC 6455, section 5.2)."""
+    size = len(payload)
+    if size < 126:
+        head = bytes([0x80 | opcode, size])
+    elif size < 2**16:
+        head = bytes([0x80 | opcode, 126]) + size.to_bytes(2, "big")
+    else:
+        head = bytes([0x80 | opcode, 127]) + size.to_bytes(8, "big")
+    return head + payload
 
 
 @contextlib.contextmanager
@@ -95,11 +147,68 @@ def fake_ray_servers() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
     """`start(states, ...)` serves a FakeRay and returns it with its address; every server started is
     shut down on exit."""
     servers: list[ThreadingHTTPServer] = []
+    stopping = threading.Event()
 
     def start(*args: Any, **kwargs: Any) -> tuple[FakeRay, str]:
         fake = FakeRay(*args, **kwargs)
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                if self.path.endswith("/logs/tail"):
+                    self._tail() if fake.offers_tail else self._not_found()
+                else:
+                    self._reply()
+
+            def _not_found(self) -> None:
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def _tail(self) -> None:
+                """The websocket as job_head.py serves it: the log from its start, then what it
+                gains, closed once the job ended and every part was sent."""
+                status, _, body = fake.answer("GET", self.path, b"", self.headers.get("Authorization"))
+                if status != 200:
+                    self.send_response(status)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                key = self.headers["Sec-WebSocket-Key"].encode()
+                accept = base64.b64encode(
+                    hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC11B65").digest()
+                )
+                self.send_response(101)
+                self.send_header("Upgrade", "websocket")
+                self.send_header("Connection", "Upgrade")
+                self.send_header("Sec-WebSocket-Accept", accept.decode())
+                self.end_headers()
+                fake.tails += 1
+                with contextlib.suppress(OSError):  # the client went away: nothing to follow
+                    self._follow()
+
+            def _follow(self) -> None:
+                sent, seen = 0, -1
+                while not stopping.is_set():
+                    ended = fake.ended
+                    if (fake.polls, ended) == (seen, False):  # the log grows with status reads
+                        stopping.wait(0.005)  # not time.sleep, which tests replace
+                        continue
+                    seen = fake.polls
+                    new = fake.log_so_far(sent)
+                    for at in range(0, len(new), TAIL_CHUNK_CHARS):
+                        data = new[at : at + TAIL_CHUNK_CHARS].encode()
+                        fake.log_bytes += len(data)
+                        self.wfile.write(websocket_frame(1, data))
+                    sent += len(new)
+                    if new and fake.drops:  # the connection drops, as through a proxy's idle timeout
+                        fake.drops -= 1
+                        return
+                    if ended:
+                        self.wfile.write(websocket_frame(8, (1000).to_bytes(2, "big")))
+                        return
+                    stopping.wait(0.005)  # not time.sleep, which tests replace
+
             def _reply(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 data = self.rfile.read(length)
@@ -112,7 +221,7 @@ def fake_ray_servers() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
                 self.end_headers()
                 self.wfile.write(body)
 
-            do_GET = do_POST = do_PUT = _reply
+            do_POST = do_PUT = _reply
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -126,6 +235,7 @@ def fake_ray_servers() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
     try:
         yield start
     finally:
+        stopping.set()
         for server in servers:
             server.shutdown()
             server.server_close()

@@ -149,9 +149,14 @@ def test_a_slurm_output_file_that_is_a_fifo_prints_nothing(tmp_path: Path) -> No
     fifo = tmp_path / "slurm-1.out"
     os.mkfifo(fifo)
     code = (
-        "from rich.console import Console\n"
-        "from rlcat.launch.slurm_submit import _print_output\n"
-        f"print(_print_output({str(fifo)!r}, 0, Console(), final=True))"
+        "from rlcat.launch.base import Console\n"
+        "from rlcat.launch.slurm_submit import JobOutput\n"
+        "printed = []\n"
+        "output = JobOutput(Console(printed.append, printed.append))\n"
+        f"output.path = {str(fifo)!r}\n"
+        "output.print_new()\n"
+        "output.end()\n"
+        "print(len(printed))"
     )
     proc = bounded_process(["-c", code])
     assert proc.returncode == 0 and proc.stdout.strip() == "0", proc.stderr

@@ -5,13 +5,19 @@ follows, reports and stops jobs (the real cluster is tests/e2e/test_launch_ray.p
 from __future__ import annotations
 
 import ast
+import base64
+import contextlib
+import functools
+import hashlib
 import io
 import json
 import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
+import threading
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,9 +30,11 @@ from fake_ray_api import FakeRay, fake_ray_servers
 import rlcat
 from rlcat.cli.process import Terminated
 from rlcat.launch import ray_job
+from rlcat.launch.base import LaunchOptions
 from rlcat.launch.checks import gpus_fit
 from rlcat.launch.command import GpuPool
 from rlcat.launch.kuberay import k8s_env_value
+from rlcat.launch.ray_rest import LogTail
 from rlcat.launch.targets import TARGETS
 
 from conftest import Result
@@ -364,10 +372,10 @@ def test_ctrl_c_and_sigterm_stop_the_job(
 ) -> None:
     fake, address = fake_ray(["RUNNING"])
 
-    def interrupted(seconds: float) -> None:
+    def interrupted(tail: LogTail, seconds: float) -> str:
         raise signal_exception
 
-    monkeypatch.setattr(ray_job.time, "sleep", interrupted)
+    monkeypatch.setattr(LogTail, "read", interrupted)  # while rlcat follows the job's log
     result = submit(rlcat, address, "--wait")
     assert result.code == code
     assert fake.stopped == ["/api/jobs/raysubmit_test/stop"]
@@ -614,7 +622,12 @@ def test_a_wrong_token_is_the_clusters_refusal(
     result = submit_token(rlcat, address)
     assert result.code == 1
     assert "RLC1008" in result.err and "HTTP 403 Forbidden: Invalid authentication token" in result.err
-    assert fake.requests == [("GET", "/api/version", f"Bearer {TOKEN}")] and fake.submitted == []
+    assert "hint: the cluster checks a token: give its token in RAY_AUTH_TOKEN" in result.err
+    assert fake.requests == [
+        ("GET", "/api/authentication_mode", f"Bearer {TOKEN}"),
+        ("GET", "/api/version", f"Bearer {TOKEN}"),
+    ]
+    assert fake.submitted == []
 
 
 def test_of_ray_rlcat_imports_only_the_public_job_submission_client() -> None:
@@ -631,3 +644,214 @@ def test_of_ray_rlcat_imports_only_the_public_job_submission_client() -> None:
                 if name == "ray" or name.startswith("ray."):
                     imported[name] = path.name
     assert imported == {"ray.job_submission": "ray_rest.py"}
+
+
+# --- the launch's auth mode, the log, the result: as the cluster has them ----------------------
+
+
+def test_timeout_says_the_state_the_job_is_really_in(
+    rlcat: Run, fake_ray: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a job Ray does not stop (PENDING, its workers aborting): rlcat must not say "stopped"
+    _, address = fake_ray(["PENDING"], stops=False)
+    clock = iter(range(0, 10_000, 100))
+    monkeypatch.setattr(ray_job.time, "monotonic", lambda: float(next(clock)))
+    monkeypatch.setattr(ray_job.time, "sleep", lambda seconds: None)
+    result = submit(rlcat, address, "--wait", "--timeout", "150")
+    assert result.code == 1
+    assert (
+        "RLC1010 error: raysubmit_test did not end within --timeout 150 s; rlcat asked Ray to stop "
+        "it, and it is still PENDING" in result.err
+    )
+    assert "info:" not in result.err.split("did not end")[0].splitlines()[-1]
+    assert "hint: see `ray job status raysubmit_test`" in result.err
+    _, address = fake_ray(["RUNNING"])
+    clock = iter(range(0, 10_000, 100))
+    result = submit(rlcat, address, "--wait", "--timeout", "150")
+    assert (
+        "RLC1010 error: raysubmit_test did not end within --timeout 150 s; it was stopped and is STOPPED"
+        in result.err
+    )
+
+
+@pytest.mark.parametrize(
+    ("cluster", "launched", "said"),
+    [
+        ("disabled", "token", "every Ray worker of the job would abort, and the job stay PENDING"),
+        ("token", "disabled", "the cluster refuses every request without its token"),
+    ],
+)
+def test_an_auth_mode_the_cluster_does_not_have_is_refused_before_submitting(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, cluster: str, launched: str, said: str
+) -> None:
+    fake, address = fake_ray(["RUNNING"], auth_mode=cluster, token=TOKEN if cluster == "token" else None)
+    result = launch(
+        rlcat, "--target", "ray-job", "--ray-auth-mode", launched, "--submit", "--address", address
+    )
+    assert result.code == 1, result.err
+    assert (
+        f"RLC1006 error: RAY_AUTH_MODE={launched} is not the cluster's authentication mode, {cluster}"
+        in result.err
+    )
+    assert said in result.err and "hint: " in result.err
+    assert fake.submitted == []
+    assert [path for _, path, _ in fake.requests] == ["/api/authentication_mode"]
+
+
+def test_token_auth_without_a_token_here_is_refused_with_a_hint(
+    rlcat: Run, fake_ray: Any, ray_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ray_env.delenv("RAY_AUTH_TOKEN")
+    ray_env.setenv("HOME", str(tmp_path))  # no ~/.ray/auth_token
+    fake, address = fake_ray(["RUNNING"], token=TOKEN)
+    result = submit_token(rlcat, address)
+    assert result.code == 1
+    assert "checks a token, and none is set here" in result.err
+    assert "hint: the cluster checks a token: give its token in RAY_AUTH_TOKEN" in result.err
+    assert fake.submitted == []
+
+
+@contextlib.contextmanager
+def one_connection(serve: Callable[[socket.socket], None]) -> Iterator[str]:
+    """A server on 127.0.0.1 whose first connection `serve` answers, in a thread; its HOST:PORT."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+
+        def accept() -> None:
+            connection, _ = server.accept()
+            with connection:
+                serve(connection)
+
+        thread = threading.Thread(target=accept, daemon=True)
+        thread.start()
+        yield f"127.0.0.1:{server.getsockname()[1]}"
+        thread.join(timeout=10)
+
+
+def test_a_port_that_does_not_speak_http_is_a_clear_rlc1008(rlcat: Run) -> None:
+    # what a gRPC server (Ray's GCS port, 6379) answers an HTTP request with: an HTTP/2 frame
+    def answer(connection: socket.socket) -> None:
+        connection.recv(65536)
+        connection.sendall(b"\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x05\x00\x00@\x00\x1b[31m")
+
+    with one_connection(answer) as address:
+        result = submit(rlcat, address)
+    assert result.code == 2, result.err
+    assert f"RLC1008 error: http://{address} answered, but not over HTTP" in result.err
+    assert "hint: the address is the dashboard's, http://HEAD:8265" in result.err
+    assert "internal error" not in result.err and "BadStatusLine" not in result.err
+    assert "\x1b" not in result.err and "\x00" not in result.err
+
+
+ECHOED = "Running entrypoint for job raysubmit_test: {entrypoint}\n"
+
+
+@pytest.fixture
+def fast_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Status reads every 10 ms instead of every second (LaunchOptions.poll_seconds)."""
+    monkeypatch.setattr("rlcat.cli.launch.LaunchOptions", functools.partial(LaunchOptions, poll_seconds=0.01))
+
+
+def test_wait_streams_the_log_once_in_linear_traffic(rlcat: Run, fake_ray: Any, fast_polls: None) -> None:
+    lines = "".join(f"trainer step {i}: loss {i / 7:.5f}\n" for i in range(3000))
+    log = ECHOED + lines
+    states = ["PENDING", *["RUNNING"] * 60, "SUCCEEDED"]
+    fake, address = fake_ray(states, log=log, chunk=len(log) // 50 + 1)
+    result = submit(rlcat, address, "--wait")
+    assert result.code == 0, result.err
+    entrypoint = fake.submitted[-1]["entrypoint"]
+    # every line once, in order; Ray's echo of the entrypoint without the env probe's source
+    trainer = entrypoint.split(" && exec ", 1)[1]
+    assert (
+        result.out
+        == f"Running entrypoint for job raysubmit_test: (rlcat env probe) && exec {trainer}\n" + lines
+    )
+    assert "NodeAffinitySchedulingStrategy" not in result.out
+    # each byte of the log crossed the network once (GET /logs, polled, sent it all every second)
+    assert fake.log_bytes == len(log.replace("{entrypoint}", entrypoint).encode())
+    assert not any(path.endswith("/logs") for _, path, _ in fake.requests)
+
+
+def test_a_tail_that_drops_is_opened_again_without_printing_a_line_twice(
+    rlcat: Run, fake_ray: Any, fast_polls: None
+) -> None:
+    lines = "".join(f"step {i}\n" for i in range(500))
+    fake, address = fake_ray(["RUNNING"] * 10 + ["SUCCEEDED"], log=ECHOED + lines, chunk=700, drops=2)
+    result = submit(rlcat, address, "--wait")
+    assert result.code == 0, result.err
+    assert result.out.split("\n", 1)[1] == lines  # every line once, in order
+    assert fake.tails == 3 and fake.drops == 0
+
+
+def test_without_the_tail_websocket_the_log_is_printed_once_at_the_end(
+    rlcat: Run, fake_ray: Any, no_sleep: None
+) -> None:
+    fake, address = fake_ray(["RUNNING", "RUNNING", "SUCCEEDED"], log=ECHOED + "one\ntwo", tail=False)
+    result = submit(rlcat, address, "--wait")
+    assert result.code == 0, result.err
+    assert result.out.startswith(
+        "Running entrypoint for job raysubmit_test: (rlcat env probe) && exec python3"
+    )
+    assert result.out.endswith("\none\ntwo\n") and result.out.count("\n") == 3
+    assert "does not stream the job's log" in result.err
+    assert [path for _, path, _ in fake.requests].count("/api/jobs/raysubmit_test/logs") == 1
+
+
+def test_a_failed_jobs_reason_is_rays_not_the_trainers_last_print(
+    rlcat: Run, fake_ray: Any, no_sleep: None
+) -> None:
+    message = (
+        "Job entrypoint command failed with exit code 7, last available logs (truncated to 20,000 chars):\n"
+        "step 1\nsaving checkpoint to /ckpt\n"
+    )
+    _, address = fake_ray(["RUNNING", "FAILED"], exit_code=7, message=message)
+    result = submit(rlcat, address, "--wait")
+    assert result.code == 7
+    assert (
+        "raysubmit_test FAILED (driver exit code 7): Job entrypoint command failed with exit code 7\n"
+        in result.err
+    )
+    assert "saving checkpoint" not in result.err
+
+
+def test_the_log_websocket_reads_what_rfc_6455_allows_a_server_to_send() -> None:
+    # a message in three parts with a character cut between two, lengths in 7, 16 and 64 bits, a
+    # ping in between (answered with a pong), then the close frame
+    big = ("x" * 70_000 + "\n").encode()
+    frames = (
+        bytes([0x01, 3]) + b"ab\xc3"  # text, not final: "ab" and half of "é"
+        + bytes([0x89, 4]) + b"ping"
+        + bytes([0x00, 126]) + (300).to_bytes(2, "big") + b"\xa9" + b"c" * 298 + b"\n"
+        + bytes([0x80, 127]) + len(big).to_bytes(8, "big") + big
+        + bytes([0x88, 2]) + (1000).to_bytes(2, "big")
+    )  # fmt: skip
+    answered: list[bytes] = []
+
+    def serve(connection: socket.socket) -> None:
+        request = b""
+        while b"\r\n\r\n" not in request:
+            request += connection.recv(4096)
+        key = re.search(rb"Sec-WebSocket-Key: (\S+)", request)
+        assert key is not None
+        accept = base64.b64encode(
+            hashlib.sha1(key.group(1) + b"258EAFA5-E914-47DA-95CA-C5AB0DC11B65").digest()
+        )
+        head = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        connection.sendall(head + b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        for at in range(0, len(frames), 1000):  # cut anywhere, as TCP may
+            connection.sendall(frames[at : at + 1000])
+        connection.settimeout(10)
+        answered.append(connection.recv(4096))
+
+    with one_connection(serve) as address:
+        tail = LogTail(f"http://{address}", "/api/jobs/x/logs/tail", None, 10)
+        text = ""
+        while not tail.closed:
+            text += tail.read(1.0)
+    assert text == "abé" + "c" * 298 + "\n" + big.decode()
+    assert tail.ended
+    pong = answered[0]
+    assert pong[0] == 0x8A and pong[1] == 0x80 | 4  # a pong, masked as a client's frames must be
+    mask = pong[2:6]
+    assert bytes(b ^ mask[i % 4] for i, b in enumerate(pong[6:10])) == b"ping"

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from rlcat.launch import slurm_submit
+
 from conftest import Result
 
 Run = Callable[..., Result]
@@ -178,5 +180,24 @@ def test_submit_hands_the_script_to_sbatch(
     result = slurm(rlcat, "--submit")
     assert result.code == 0, result.err
     assert result.out == "42\n" and "submitted Slurm job 42" in result.err
-    assert (tmp_path / "args").read_text() == "--parsable\n"
+    # the job's output in a file of its own: never an earlier job's slurm-JOBID.out
+    args = (tmp_path / "args").read_text()
+    assert re.fullmatch(r"--parsable --output=slurm-%j-[0-9a-f]{8}\.out\n", args), args
+    assert "its output: slurm-42-" in result.err
     assert (tmp_path / "script").read_text() == slurm(rlcat).out
+
+
+@pytest.mark.parametrize(
+    ("state", "exit_code", "expected"),
+    [
+        ("COMPLETED", "0:0", 0),
+        ("FAILED", "7:0", 7),  # the batch script's own code, as sbatch --wait returns it
+        ("CANCELLED", "0:15", 1),  # ended by a signal
+        ("TIMEOUT", "0:0", 1),  # did not complete, though nothing failed
+        ("NODE_FAIL", None, 1),
+    ],
+)
+def test_an_ended_jobs_exit_code_is_what_sbatch_wait_would_return(
+    state: str, exit_code: str | None, expected: int
+) -> None:
+    assert slurm_submit._exit_code(state, exit_code) == expected

@@ -253,3 +253,33 @@ def test_the_project_accepts_a_known_broken_cell_and_silences_guards_where_it_sa
     # the same through validate, which compiles every recipe on the project's platforms
     report = json.loads(rlcat("validate", str(REPO / "recipes" / f"{PARENT}.yaml"), "-f", "json").out)
     assert any(d["code"] == "RLC703" and d["severity"] == "warning" for d in report["diagnostics"]), report
+
+
+def test_the_first_of_the_projects_platforms_is_every_commands_default(
+    rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    team = _team(tmp_path / "team", 'platforms = ["rocm"]\n')
+    monkeypatch.chdir(team)
+    plan = json.loads(rlcat("compile", PARENT, "--format", "json").out)
+    assert plan["platform"] == "rocm"
+    body = rlcat("launch", PARENT, "--target", "ray-job", "--ray-auth-mode", "disabled")
+    assert body.code == 0, body.err
+    metadata = json.loads(body.out)["metadata"]
+    assert metadata["rlcat_platform"] == "rocm" and "--platform rocm" in metadata["rlcat_command"]
+    assert f"{PARENT} on rocm" in rlcat("explain", PARENT, "trainer.nnodes").out
+    assert f"--- {PARENT} on rocm\n+++ {PARENT} on cuda" in rlcat("diff", PARENT, "--against", "cuda").out
+    assert json.loads(rlcat("compile", PARENT, "-p", "cuda", "--format", "json").out)["platform"] == "cuda"
+    rows = {row["setting"]: row for row in json.loads(rlcat("config", "-f", "json").out)["settings"]}
+    assert rows["platform"] == {
+        "setting": "platform",
+        "value": "rocm",
+        "source": f"first of platforms ({team / 'rlcat.toml'}:1)",
+    }
+    monkeypatch.chdir(tmp_path)  # no project file: the setting's default, cuda first
+    assert json.loads(rlcat("compile", PARENT, "--format", "json").out)["platform"] == "cuda"
+    rows = {row["setting"]: row for row in json.loads(rlcat("config", "-f", "json").out)["settings"]}
+    assert rows["platform"] == {
+        "setting": "platform",
+        "value": "cuda",
+        "source": "first of platforms (default)",
+    }

@@ -29,6 +29,7 @@ SMOKE_RUNS = [
     ("runs_add.py", ["--lines", "2000", "--repeat", "1"]),
     ("precommit_lint.py", ["--repeat", "1", "--files", "2"]),
     ("script_reader.py", ["--repeat", "1", "--scale", "0.125"]),
+    ("job_log.py", ["--repeat", "1", "--mb", "1", "--polls", "5"]),
 ]
 # the offline install of the pre-commit hook takes its wheels from the wheelhouse, never the network
 NEEDS_WHEELHOUSE = {"precommit_lint.py"}

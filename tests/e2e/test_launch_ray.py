@@ -78,6 +78,7 @@ class RayCluster:
     out: Path
     home: Path
     env: dict[str, str]
+    gcs: str = ""  # HOST:PORT, what `ray start --head` prints for workers and ray.init
 
     def pids(self) -> list[int]:
         """Every live process started for this cluster: they all have its HOME."""
@@ -144,7 +145,7 @@ def ray_cluster() -> Iterator[RayCluster]:
         "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
     }
     gcs, dashboard = _free_port(HEAD_IP), _free_port(HEAD_IP)
-    cluster = RayCluster(f"http://{HEAD_IP}:{dashboard}", out, home, env)
+    cluster = RayCluster(f"http://{HEAD_IP}:{dashboard}", out, home, env, f"{HEAD_IP}:{gcs}")
     common = (
         "--num-gpus",
         str(GPUS_PER_NODE),
@@ -305,6 +306,11 @@ def test_argv_and_env_arrive_unchanged_on_every_node(
     assert sorted(node["ip"] for node in record["nodes"]) == [HEAD_IP, WORKER_IP]
     assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
     assert record["composed"], record.get("compose_error")
+    # the log, followed on the dashboard's tail websocket: Ray's echo of the entrypoint shows the
+    # trainer's line, not the env probe's thirty lines of source
+    echo = "(rlcat env probe) && exec python3 -m verl.trainer.main_ppo --config-name="
+    assert re.search(r"^Running entrypoint for job raysubmit_\w+: " + re.escape(echo), result.out, re.M)
+    assert "NodeAffinitySchedulingStrategy" not in result.out and "env_differences" not in result.out
 
 
 def test_a_local_working_dir_arrives_on_every_node(
@@ -413,6 +419,31 @@ def test_unreachable_address_is_bad_input(rlcat: Callable[..., Result], ray_clus
     assert "RLC1008" in result.err and "Traceback" not in result.err
 
 
+def test_the_gcs_port_is_not_the_dashboard(rlcat: Callable[..., Result], ray_cluster: RayCluster) -> None:
+    # the address `ray start --head` prints: Ray's GCS, a gRPC server, answers HTTP with HTTP/2 bytes
+    result = rlcat(
+        "launch", RECIPE, "--target", "ray-job", *AUTH, *TWO_NODES, "--submit", "--address", ray_cluster.gcs
+    )
+    assert result.code == 2, result.err
+    assert f"RLC1008 error: http://{ray_cluster.gcs} answered, but not over HTTP" in result.err
+    assert "hint: the address is the dashboard's, http://HEAD:8265" in result.err
+    assert "internal error" not in result.err and "\x00" not in result.err and "\x04" not in result.err
+
+
+def test_auth_disabled_against_a_token_cluster_is_refused_before_submitting(
+    rlcat: Callable[..., Result], ray_cluster: RayCluster
+) -> None:
+    before = _job_count(ray_cluster)
+    result = rlcat(
+        "launch", RECIPE, "--target", "ray-job", "--ray-auth-mode", "disabled", *TWO_NODES,
+        "--submit", "--address", ray_cluster.address,
+    )  # fmt: skip
+    assert result.code == 1, result.err
+    assert "RLC1006" in result.err and "is not the cluster's authentication mode, token" in result.err
+    assert "hint: the cluster checks a token" in result.err
+    assert _job_count(ray_cluster) == before
+
+
 def test_the_cluster_requires_its_token(
     rlcat: Callable[..., Result], ray_cluster: RayCluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -424,6 +455,7 @@ def test_the_cluster_requires_its_token(
     result = _launch(rlcat, ray_cluster, "wrong_token")
     assert result.code == 1
     assert "RLC1008" in result.err and "HTTP 403" in result.err and "Traceback" not in result.err
+    assert "hint: the cluster checks a token: give its token in RAY_AUTH_TOKEN" in result.err
 
 
 # --- network safety -----------------------------------------------------------------------------

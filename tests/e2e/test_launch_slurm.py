@@ -23,6 +23,7 @@ import contextlib
 import getpass
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -373,4 +374,43 @@ def test_the_env_probe_stops_a_job_whose_nodes_differ(
     assert "on node n2" in result.out
     assert "ray start" not in result.out.split("rlcat env probe")[0]  # nothing started before it
     assert not (in_cluster.out / "probe.json").exists()
+    assert in_cluster.jobs() == []
+
+
+def test_the_jobs_own_output_and_its_end_at_once(
+    rlcat: Callable[..., Result], in_cluster: SlurmCluster, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # an earlier job's output where Slurm's default name would put this one's (job ids start again
+    # with a new controller state), and a fixed output path a team sets for every job
+    work = in_cluster.root / "work"
+    for job in range(1, 200):
+        (work / f"slurm-{job}.out").write_text("STALE: an earlier job's output\n")
+    (work / "fixed.out").write_text("STALE: the fixed path's earlier output\n")
+    monkeypatch.setenv("SBATCH_OUTPUT", str(work / "fixed.out"))
+    # an sbatch whose --wait returns far later than the job ends (Slurm's own polls back off to
+    # 32 s): rlcat must notice the end itself
+    real = shutil.which("sbatch", path=in_cluster.env["PATH"])
+    slow = tmp_path / "bin"
+    slow.mkdir()
+    (slow / "sbatch").write_text(
+        "#!/bin/bash\n"
+        f'{real} "$@"; code=$?\n'
+        'for word in "$@"; do [ "$word" = --wait ] && sleep 3600; done\n'
+        "exit $code\n"
+    )
+    (slow / "sbatch").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{slow}:{in_cluster.env['PATH']}")
+    one_node = ("--set", "resources.nodes=1", "--set", f"resources.gpus_per_node={GPUS_PER_NODE}")
+    result = rlcat(
+        "launch", RECIPE, "--target", "slurm", "--container", "none", "--ray-auth-mode", "disabled",
+        "--set", "trainer.experiment=own_output", *one_node, "--submit", "--wait", "--timeout", "150",
+    )  # fmt: skip
+    assert result.code == 0, result.err + result.out[-3000:]
+    assert "STALE" not in result.out
+    assert "rlcat stand-in: ok" in result.out and "teardown (exit 0)" in result.out
+    found = re.search(r"submitted Slurm job (\d+); its output: (slurm-\1-[0-9a-f]{8}\.out)", result.err)
+    assert found, result.err
+    assert "rlcat stand-in: ok" in (work / found.group(2)).read_text()
+    assert f"Slurm job {found.group(1)} COMPLETED with exit code 0:0" in result.err
+    assert (work / "fixed.out").read_text() == "STALE: the fixed path's earlier output\n"
     assert in_cluster.jobs() == []

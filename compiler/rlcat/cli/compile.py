@@ -45,7 +45,7 @@ EXECUTABLE_FORMATS = frozenset({"shell"})
 )
 def compile_cmd(
     recipe: RecipeArg,
-    platform: PlatformOpt = "cuda",
+    platform: PlatformOpt = None,
     engine: EngineOpt = None,
     mode: ModeOpt = None,
     set_: SetOpt = None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Optional, TypeAlias
 
 import typer
 
@@ -14,7 +14,7 @@ from rlcat.cli.common import EngineName, ModeName, one_of
 from rlcat.cli.report import catalog_for, print_diagnostics
 from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.emit.formats import FORMATS
-from rlcat.project import find_project
+from rlcat.project import default_platform, find_project
 
 if TYPE_CHECKING:  # for the type checker a choice is its value, a str
     PlanFormat: TypeAlias = str
@@ -22,7 +22,16 @@ else:
     PlanFormat = one_of(FORMATS)
 
 RecipeArg = Annotated[str, typer.Argument(help="Recipe name from the catalog, or a path to a recipe file.")]
-PlatformOpt = Annotated[str, typer.Option("--platform", "-p", help="Platform profile: cuda, rocm, ...")]
+PLATFORM_DEFAULT_HELP = "default: the first of the project file's `platforms`, else cuda"
+PlatformOpt = Annotated[
+    Optional[str],  # noqa: UP045 - typer reads the annotation at runtime on Python 3.10
+    typer.Option(
+        "--platform",
+        "-p",
+        help=f"Platform profile: cuda, rocm, ... ({PLATFORM_DEFAULT_HELP}).",
+        show_default=False,
+    ),
+]
 EngineOpt = Annotated[EngineName | None, typer.Option(help="Rollout engine, if the recipe allows it.")]
 ModeOpt = Annotated[ModeName | None, typer.Option(help="Runtime mode, if the recipe allows it.")]
 SetOpt = Annotated[
@@ -46,18 +55,30 @@ AllowKnownBrokenOpt = Annotated[
 ]
 
 
+def platform_or_default(platform: str | None) -> str:
+    """--platform as given, else the project's default platform (project.default_platform)."""
+    return platform or default_platform(find_project())
+
+
 def plan_request(
     recipe: str,
-    platform: str,
+    platform: str | None,
     engine: str | None,
     mode: str | None,
     sets: list[str] | None,
     overrides: list[str] | None,
     allow_known_broken: bool,
 ) -> Request:
-    """The Request of the options above."""
+    """The Request of the options above (no --platform: the project's default platform)."""
     return Request(
-        recipe, platform, engine, mode, None, list(sets or []), list(overrides or []), allow_known_broken
+        recipe,
+        platform_or_default(platform),
+        engine,
+        mode,
+        None,
+        list(sets or []),
+        list(overrides or []),
+        allow_known_broken,
     )
 
 

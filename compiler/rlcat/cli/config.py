@@ -11,7 +11,7 @@ from rlcat.cli.report import catalog_for, write_output
 from rlcat.diagnostics import json_text
 from rlcat.emit.tables import render_table
 from rlcat.model.project import ProjectSettings
-from rlcat.project import PROJECT_FILE, PYPROJECT, Project, find_project, search_roots
+from rlcat.project import PROJECT_FILE, PYPROJECT, Project, default_platform, find_project, search_roots
 
 
 @app.command(
@@ -65,6 +65,14 @@ def settings_rows(project: Project | None, catalog: list[Path] | None) -> list[d
         rows.append(
             {"setting": name, "value": value, "source": project.origin(name) if project else "default"}
         )
+        if name == "platforms":  # what the first of them makes of every command's --platform
+            rows.append(
+                {
+                    "setting": "platform",
+                    "value": default_platform(project),
+                    "source": f"first of platforms ({rows[-1]['source']})",
+                }
+            )
     return rows
 
 

@@ -8,6 +8,7 @@ import typer
 
 from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt, DiffFormatOpt, EngineName
+from rlcat.cli.compiling import PLATFORM_DEFAULT_HELP, platform_or_default
 from rlcat.cli.report import catalog_for, write_output
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import Diagnostic, RlcatError
@@ -31,7 +32,15 @@ def diff_cmd(
     other: Annotated[
         str | None, typer.Argument(help="A second recipe (the right side); or use --against.")
     ] = None,
-    platform: Annotated[str, typer.Option("--platform", "-p", help="Platform of the left side.")] = "cuda",
+    platform: Annotated[
+        str | None,
+        typer.Option(
+            "--platform",
+            "-p",
+            help=f"Platform of the left side ({PLATFORM_DEFAULT_HELP}).",
+            show_default=False,
+        ),
+    ] = None,
     against: Annotated[
         str | None, typer.Option(help="Platform of the right side (default: --platform).")
     ] = None,
@@ -50,6 +59,7 @@ def diff_cmd(
                 )
             ]
         )
+    platform = platform_or_default(platform)
     right_recipe, right_platform = other or recipe, against or platform
     cat = catalog_for(catalog, [recipe, right_recipe])
     a = compile_request(Request(recipe, platform, engine), cat)

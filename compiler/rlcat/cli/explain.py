@@ -8,9 +8,8 @@ import typer
 
 from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt, DiffFormatOpt, EngineName, ModeName
-from rlcat.cli.compiling import AllowKnownBrokenOpt, compile_plan
+from rlcat.cli.compiling import AllowKnownBrokenOpt, PlatformOpt, compile_plan, plan_request
 from rlcat.cli.report import write_output
-from rlcat.compile.assemble import Request
 from rlcat.emit.explain import explain, explain_json, explain_text
 
 
@@ -36,7 +35,7 @@ def explain_cmd(
             "recipe field (batch.mini_batch_size, resources, model)."
         ),
     ],
-    platform: Annotated[str, typer.Option("--platform", "-p", help="Platform profile.")] = "cuda",
+    platform: PlatformOpt = None,
     engine: Annotated[
         EngineName | None, typer.Option(help="Rollout engine, if the recipe allows it.")
     ] = None,
@@ -53,11 +52,7 @@ def explain_cmd(
     platform profile, recipe platform block, guard, command line. A recipe field shows the verl keys
     it sets in this plan; a subtree, the keys the plan sets below it and those left at verl's
     defaults. An unknown name is bad input (exit 2), with the close names."""
-    compiled = compile_plan(
-        Request(
-            recipe, platform, engine, mode, None, list(set_ or []), list(override or []), allow_known_broken
-        ),
-        catalog,
-    )
+    request = plan_request(recipe, platform, engine, mode, set_, override, allow_known_broken)
+    compiled = compile_plan(request, catalog)
     found = explain(compiled, name)
     write_output(explain_json(found) if fmt == "json" else explain_text(found))

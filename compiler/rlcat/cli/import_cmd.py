@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from rlcat.arguments import split_assignment
 from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt
+from rlcat.cli.compiling import PLATFORM_DEFAULT_HELP, platform_or_default
 from rlcat.cli.report import catalog_for, print_diagnostics, write_output
 from rlcat.diagnostics import ExitCode, RlcatError, diag
 from rlcat.importer import import_run, prove, read_source, render_report, target_for, write_files
@@ -49,8 +50,14 @@ def import_cmd(
         str | None, typer.Option(help="The recipe's name (default: from the source file's name).")
     ] = None,
     platform: Annotated[
-        str, typer.Option("--platform", "-p", help="Platform profile to compile the proof for.")
-    ] = "cuda",
+        str | None,
+        typer.Option(
+            "--platform",
+            "-p",
+            help=f"Platform profile to compile the proof for ({PLATFORM_DEFAULT_HELP}).",
+            show_default=False,
+        ),
+    ] = None,
     env: Annotated[
         list[str] | None,
         typer.Option("--env", help="A variable of the caller's environment: KEY=VALUE (repeatable)."),
@@ -101,6 +108,7 @@ def import_cmd(
     recipe_name = _recipe_name(name, file)
     origin = _provenance(provenance) if provenance is not None else None
     searched = catalog_for(catalog)  # where existing entries are found (not the output folder)
+    platform = platform_or_default(platform)
     target = target_for(platform, searched)
     run = read_source(file, words if file is None else (), env=environment, groups=list(target.groups))
     imported = import_run(run, target, searched, recipe_name, origin, migrate=migrate)

@@ -54,7 +54,7 @@ _TARGETS_HELP = "; ".join(f"{name}: {target.summary}" for name, target in TARGET
 def launch_cmd(
     recipe: RecipeArg,
     target: Annotated[TargetName, typer.Option("--target", "-t", help="Where it runs. " + _TARGETS_HELP)],
-    platform: PlatformOpt = "cuda",
+    platform: PlatformOpt = None,
     engine: EngineOpt = None,
     mode: ModeOpt = None,
     set_: SetOpt = None,

@@ -19,10 +19,12 @@ from rlcat import __version__
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, json_text, printable
 from rlcat.launch import checks
 from rlcat.launch.base import Console, Launch, Target, working_dir_path
-from rlcat.launch.command import RAY_AUTH_MODE, ray_accelerator
+from rlcat.launch.command import RAY_AUTH_MODE, RAY_AUTH_MODES, ray_accelerator
 from rlcat.launch.env_probe import ray_probe_line
 from rlcat.launch.ray_rest import (
     TERMINAL_STATES,
+    TOKEN_HINT,
+    LogTail,
     RayApiError,
     RayJobsClient,
     RaySdkMissing,
@@ -118,15 +120,19 @@ def _api_failure(exc: RayApiError, address: str) -> RlcatError:
         "RLC1008",
         printable(str(exc)),
         argument=f"--address {address}",
-        hint=None
-        if exc.reached
-        else "is the head's dashboard up (ray start --head --include-dashboard=true), and reachable "
-        "from here on that port?",
+        hint=exc.hint
+        or (
+            None
+            if exc.reached
+            else "is the head's dashboard up (ray start --head --include-dashboard=true), and reachable "
+            "from here on that port?"
+        ),
     )
     return RlcatError([problem], ExitCode.FINDINGS if exc.reached else ExitCode.INPUT)
 
 
 def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console) -> int:
+    _check_auth_mode(client, launch)
     version = client.version()
     nodes = [n for n in client.nodes() if n.alive]
     resource = ray_accelerator(launch.compiled.profile.family)
@@ -160,47 +166,194 @@ def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console)
     return _follow(client, submission_id, launch, console)
 
 
+# How long rlcat gives a stopped job to reach a final state before it reports the state it is in,
+# and how long it reads the rest of an ended job's log.
+SETTLE_SECONDS = 10.0
+DRAIN_SECONDS = 10.0
+
+
 def _follow(client: RayJobsClient, submission_id: str, launch: Launch, console: Console) -> int:
-    """Print the job's logs as they grow until it ends; its result as the exit code. Ctrl-C,
-    SIGTERM (cli.process.Terminated) and --timeout stop the job before rlcat exits."""
-    deadline = None if launch.options.timeout is None else time.monotonic() + launch.options.timeout
-    printed = 0
+    """Print the job's log as it grows until it ends; its result as the exit code. The log is
+    followed on the dashboard's tail websocket, so each byte crosses the network once; the status
+    is read every poll_seconds. Ctrl-C, SIGTERM (cli.process.Terminated) and --timeout stop the
+    job before rlcat exits."""
+    options = launch.options
+    deadline = None if options.timeout is None else time.monotonic() + options.timeout
+    log = JobLog(console, submission_id, entrypoint(launch), launch.command.posix_line())
+    tail = JobTail(client, submission_id, console)
     try:
         while True:
+            tail.follow(options.poll_seconds, log)
             info = client.info(submission_id)
-            logs = client.logs(submission_id)
-            printed = _print_new(logs, printed, console)
             status = str(info.get("status"))
             if status in TERMINAL_STATES:
+                tail.rest(log)
                 return _result(submission_id, info, console)
             if deadline is not None and time.monotonic() > deadline:
-                client.stop(submission_id)
-                raise RlcatError(
-                    [
-                        diag(
-                            "RLC1010",
-                            f"{submission_id} did not end within --timeout {launch.options.timeout:g} s; "
-                            "it was stopped",
-                            argument="--timeout",
-                        )
-                    ],
-                    ExitCode.FINDINGS,
-                )
-            time.sleep(launch.options.poll_seconds)
+                log.end()
+                raise _timed_out(client, submission_id, options.timeout)
     except (RlcatError, RayApiError):
         raise
     except BaseException:  # Ctrl-C or SIGTERM: the job must not outlive the command that started it
         _stop_quietly(client, submission_id, console)
         raise
+    finally:
+        tail.close()
 
 
-def _print_new(logs: str, printed: int, console: Console) -> int:
-    """Print the whole lines the logs gained since `printed` characters; returns the new count."""
-    end = logs.rfind("\n") + 1
-    if end > printed:
-        console.log("".join(printable(line) + "\n" for line in logs[printed:end].split("\n")[:-1]))
-        return end
-    return printed
+class JobTail:
+    """The job's log websocket (ray_rest.LogTail), opened again where it dropped before the job
+    ended: a new one starts from the log's beginning, so what was read already is skipped. Where
+    the dashboard offers none (a proxy that does not pass websockets), a warning, and the whole log
+    once the job ends."""
+
+    def __init__(self, client: RayJobsClient, submission_id: str, console: Console) -> None:
+        self._client, self._id = client, submission_id
+        self._received = 0  # characters of the log read so far
+        self._skip = 0  # characters a reopened tail sends again
+        self._socket: LogTail | None = None
+        try:
+            self._socket = client.tail(submission_id)
+        except RayApiError as exc:
+            console.tell(
+                [
+                    diag(
+                        "RLC1010",
+                        f"the dashboard does not stream the job's log ({printable(str(exc))}): it is "
+                        "printed once the job ends",
+                        severity=Severity.WARNING,
+                        argument=client.url,
+                    )
+                ]
+            )
+        self.offered = self._socket is not None
+
+    def follow(self, seconds: float, log: JobLog) -> None:
+        """Feed `log` what arrives within `seconds`; reopen a tail that dropped first."""
+        if self.offered and (self._socket is None or self._socket.closed):
+            self._reopen()
+        if self._socket is None or self._socket.closed:
+            time.sleep(seconds)
+            return
+        until = time.monotonic() + seconds
+        while not self._socket.closed and (left := until - time.monotonic()) > 0:
+            log.feed(self._text(self._socket.read(left)))
+
+    def rest(self, log: JobLog) -> None:
+        """What the ended job's log holds beyond what was printed: the tail's last parts (the
+        dashboard closes it once it has sent them; a tail that dropped is opened again), or the
+        whole log once when there was no tail."""
+        if not self.offered:
+            log.feed(self._client.logs(self._id))
+        else:
+            if self._socket is None or (self._socket.closed and not self._socket.ended):
+                self._reopen()  # it dropped: the log's end is still to be read
+            stop_at = time.monotonic() + DRAIN_SECONDS
+            while (
+                self._socket is not None
+                and not self._socket.closed
+                and (left := stop_at - time.monotonic()) > 0
+            ):
+                log.feed(self._text(self._socket.read(left)))
+        log.end()
+
+    def close(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+
+    def _reopen(self) -> None:
+        try:
+            self._socket = self._client.tail(self._id)
+        except RayApiError:
+            self._socket = None  # tried again at the next poll
+            return
+        self._skip = self._received
+
+    def _text(self, text: str) -> str:
+        if self._skip:
+            dropped = min(self._skip, len(text))
+            self._skip -= dropped
+            text = text[dropped:]
+        self._received += len(text)
+        return text
+
+
+def _timed_out(client: RayJobsClient, submission_id: str, timeout: float | None) -> RlcatError:
+    """Stop the job and say the state it is really in, once it settles or SETTLE_SECONDS pass."""
+    said = f"{submission_id} did not end within --timeout {timeout or 0:g} s"
+    hint = None
+    try:
+        client.stop(submission_id)
+        settle_at = time.monotonic() + SETTLE_SECONDS
+        status = str(client.info(submission_id).get("status"))
+        while status not in TERMINAL_STATES and time.monotonic() < settle_at:
+            time.sleep(1.0)
+            status = str(client.info(submission_id).get("status"))
+    except RayApiError as exc:
+        status, hint = "in an unknown state", f"rlcat could not stop it: {printable(str(exc))}"
+    if status in TERMINAL_STATES:
+        message = f"{said}; it was stopped and is {status}"
+    else:
+        message = f"{said}; rlcat asked Ray to stop it, and it is still {status}"
+        hint = hint or (
+            f"see `ray job status {submission_id}` and stop it with `ray job stop {submission_id}` "
+            "(both with --address); a job PENDING this long often waits for its runtime env or has a "
+            "RAY_AUTH_MODE the cluster does not have"
+        )
+    return RlcatError(
+        [diag("RLC1010", message, severity=Severity.ERROR, argument="--timeout", hint=hint)],
+        ExitCode.FINDINGS,
+    )
+
+
+# A line longer than this is printed as it is, unended, rather than held in memory.
+MAX_PENDING_CHARS = 1 << 20
+
+
+class JobLog:
+    """The job's log as the user reads it: whole lines, each escaped (diagnostics.printable), and
+    Ray's echo of the entrypoint (`Running entrypoint for job ID: ENTRYPOINT`, job_supervisor.py)
+    without the env probe's source (about thirty lines of Python): the trainer's line is what the
+    user ran."""
+
+    def __init__(
+        self, console: Console, submission_id: str = "", entrypoint_text: str = "", trainer_line: str = ""
+    ) -> None:
+        self._header = f"Running entrypoint for job {submission_id}: "
+        self._echo = self._header + entrypoint_text + "\n"
+        self._short = self._header + "(rlcat env probe) && exec " + trainer_line + "\n"
+        self._echo_done = not submission_id  # a log without Ray's echo (Slurm's output file)
+        self._pending = ""
+        self._console = console
+
+    def feed(self, text: str) -> None:
+        self._pending += text
+        if not self._echo_done:
+            at = self._pending.find(self._echo)
+            if at >= 0:
+                self._pending = self._pending[:at] + self._short + self._pending[at + len(self._echo) :]
+                self._echo_done = True
+            else:
+                start = self._pending.find(self._header)
+                if start >= 0 and self._echo.startswith(self._pending[start:]):
+                    self._pending = self._print(self._pending[:start]) + self._pending[start:]
+                    return  # the echo is still arriving
+        self._pending = self._print(self._pending)
+        if len(self._pending) > MAX_PENDING_CHARS:
+            self.end()
+
+    def end(self) -> None:
+        """Print what is left: a last line without its line break."""
+        if self._pending:
+            self._print(self._pending + "\n")
+            self._pending = ""
+
+    def _print(self, text: str) -> str:
+        """Print the whole lines of `text`; the rest."""
+        end = text.rfind("\n") + 1
+        if end:
+            self._console.log("".join(printable(line) + "\n" for line in text[: end - 1].split("\n")))
+        return text[end:]
 
 
 def _stop_quietly(client: RayJobsClient, submission_id: str, console: Console) -> None:
@@ -219,8 +372,7 @@ def _result(submission_id: str, info: dict[str, Any], console: Console) -> int:
         console.tell([diag("RLC1010", f"{submission_id} SUCCEEDED", severity=Severity.INFO)])
         return int(ExitCode.OK)
     code = info.get("driver_exit_code")
-    last_lines = str(info.get("message") or "").strip().splitlines()[-1:]
-    message = printable(last_lines[0]) if last_lines else ""
+    message = _ray_reason(str(info.get("message") or ""))
     console.tell(
         [
             diag(
@@ -234,6 +386,66 @@ def _result(submission_id: str, info: dict[str, Any], console: Console) -> int:
     )
     # the job's own exit code where it has one, as `sbatch --wait` returns it
     return code if isinstance(code, int) and 0 < code < 256 else int(ExitCode.FINDINGS)
+
+
+def _check_auth_mode(client: RayJobsClient, launch: Launch) -> None:
+    """The launch's RAY_AUTH_MODE must be the cluster's, as its dashboard reports it, before
+    anything is sent: a job whose env says `token` on a cluster without token authentication has
+    every worker abort and stays PENDING forever; `disabled` against a token cluster is refused at
+    every request."""
+    cluster = client.authentication_mode()
+    planned = launch.command.env_vars.get(RAY_AUTH_MODE)
+    where: dict[str, object] = next(
+        (dict(v.where) for v in launch.command.env if v.name == RAY_AUTH_MODE), {}
+    )
+    argument = str(where.get("argument") or "--ray-auth-mode")
+    if cluster == planned:
+        if planned == "token" and not client.token:
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC1006",
+                        f"the cluster at {client.url} checks a token, and none is set here",
+                        argument=argument,
+                        hint=TOKEN_HINT,
+                    )
+                ],
+                ExitCode.FINDINGS,
+            )
+        return
+    if cluster not in RAY_AUTH_MODES:
+        return  # a mode this rlcat does not know: the cluster's answers say the rest
+    if argument != "--ray-auth-mode":
+        hint = f"set RAY_AUTH_MODE to {cluster} where the plan sets it ({argument})"
+    elif cluster == "disabled":
+        hint = "--ray-auth-mode disabled: the cluster checks no token"
+    else:
+        hint = TOKEN_HINT
+    effect = (
+        "every Ray worker of the job would abort, and the job stay PENDING"
+        if planned == "token"
+        else "the cluster refuses every request without its token"
+    )
+    raise RlcatError(
+        [
+            diag(
+                "RLC1006",
+                f"RAY_AUTH_MODE={planned} is not the cluster's authentication mode, {cluster} (as its "
+                f"dashboard says at {client.url}/api/authentication_mode): {effect}",
+                argument=argument,
+                hint=hint,
+            )
+        ],
+        ExitCode.FINDINGS,
+    )
+
+
+def _ray_reason(message: str) -> str:
+    """Ray's own sentence of why a job ended ("Job entrypoint command failed with exit code 7"):
+    the first line of its message, which then quotes the log's last lines (job_supervisor.py)."""
+    lines = message.strip().splitlines()
+    first = lines[0] if lines else ""
+    return printable(first.split(", last available logs")[0].rstrip(":"))
 
 
 def _check_uploader(client: RayJobsClient, folder: Path) -> None:

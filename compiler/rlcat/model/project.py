@@ -23,7 +23,8 @@ class ProjectSettings(Strict):
         default=["cuda", "rocm"],
         min_length=1,
         max_length=64,
-        description="The platforms `rlcat validate` compiles each recipe for (with those a recipe names)",
+        description="The platforms `rlcat validate` compiles each recipe for (with those a recipe "
+        "names); the first is the default --platform",
     )
     strict: bool = Field(default=False, description="`rlcat validate` fails on warnings too")
     schemas: RelativePath = Field(
