@@ -9,7 +9,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -558,3 +558,25 @@ def test_a_value_outside_the_choices_gets_a_did_you_mean(
     assert [(d["code"], d["line"], d["hint"]) for d in found] == [
         ("RLC103", 4, "did you mean 'fully_async'?")
     ]
+
+
+def test_help_names_values_not_python_types(rlcat: Callable[..., Result]) -> None:
+    """Every option and argument of every command shows what its value is (RECIPE, DIR,
+    FIELD=VALUE), never a Python type; choices keep their list."""
+
+    def params(cmd: Any, path: str) -> Iterator[tuple[str, Any]]:
+        for param in cmd.params:
+            yield path, param
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from params(sub, f"{path} {name}")
+
+    shown = 0
+    for path, param in params(command_tree(), "rlcat"):
+        if getattr(param, "is_flag", False) or param.type_descriptor.is_choice:
+            continue
+        assert param.metavar and "[" not in param.metavar.replace("[:ro]", ""), (path, param.name)
+        assert param.metavar == param.metavar.upper() or "=" in param.metavar or ":" in param.metavar
+        shown += 1
+    assert shown > 60
+    help_text = rlcat("compile", "-h").out
+    assert "--set FIELD=VALUE" in help_text and "--catalog DIR" in help_text and "<list[" not in help_text

@@ -95,20 +95,74 @@ def _registered(name: str) -> Command:
     for info in app.registered_commands:
         assert info.callback is not None
         if (info.name or typer.main.get_command_name(info.callback.__name__)) == name:
-            return typer.main.get_command_from_info(
-                info,
-                pretty_exceptions_short=app.pretty_exceptions_short,
-                rich_markup_mode=app.rich_markup_mode,
+            return _with_metavars(
+                typer.main.get_command_from_info(
+                    info,
+                    pretty_exceptions_short=app.pretty_exceptions_short,
+                    rich_markup_mode=app.rich_markup_mode,
+                )
             )
     for group in app.registered_groups:
         if group.name == name:
-            return typer.main.get_group_from_info(
-                group,
-                pretty_exceptions_short=app.pretty_exceptions_short,
-                suggest_commands=app.suggest_commands,
-                rich_markup_mode=app.rich_markup_mode,
+            return _with_metavars(
+                typer.main.get_group_from_info(
+                    group,
+                    pretty_exceptions_short=app.pretty_exceptions_short,
+                    suggest_commands=app.suggest_commands,
+                    rich_markup_mode=app.rich_markup_mode,
+                )
             )
     raise LookupError(f"{COMMAND_MODULES[name]} registers no command '{name}'")
+
+
+# What a value is, by parameter name, as help and usage show it (RECIPE, DIR, FIELD=VALUE) where
+# Typer would show the Python type (`<str>`, `<list[Path]>`). A declaration's own `metavar=` wins
+# (import's -o is a folder); choices keep Typer's `<a|b>`; a name missing here is its name in capitals.
+METAVARS = {
+    "a": "RECIPE",
+    "b": "RECIPE",
+    "other": "RECIPE",
+    "folder": "DIR",
+    "guard_id": "GUARD",
+    "paths": "PATH",
+    "scripts": "SCRIPT",
+    "run_dir": "DIR",
+    "address": "URL",
+    "against": "PLATFORM",
+    "catalog": "DIR",
+    "cpus_per_node": "N",
+    "emit": "FILE",
+    "entrypoint_cpus": "N",
+    "env": "NAME=VALUE",
+    "exclude": "PATTERN",
+    "mount": "SRC:DST[:ro]",
+    "network_interface": "INTERFACE",
+    "out": "DIR",
+    "output": "FILE",
+    "override": "KEY=VALUE",
+    "provenance": "OWNER/REPO:PATH@COMMIT",
+    "python": "PATH",
+    "releases": "RELEASE",
+    "set_": "FIELD=VALUE",
+    "timeout": "SECONDS",
+    "top": "N",
+    "verl": "RELEASE",
+    "working_dir": "DIR",
+}
+
+
+def _with_metavars(command: Command) -> Command:
+    """`command` (and a group's subcommands) with METAVARS filled in where no metavar was declared."""
+    for param in command.params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if param.metavar is not None or getattr(param, "is_flag", False) or descriptor is None:
+            continue
+        if descriptor.is_choice or param.name is None:
+            continue
+        param.metavar = METAVARS.get(param.name, param.name.upper())
+    for sub in getattr(command, "commands", {}).values():
+        _with_metavars(sub)
+    return command
 
 
 app = typer.Typer(

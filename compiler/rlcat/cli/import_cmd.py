@@ -43,7 +43,11 @@ def import_cmd(
     output: Annotated[
         Path,
         typer.Option(
-            "--output", "-o", readable=False, help="The catalog folder to write (recipes/, catalog/)."
+            "--output",
+            "-o",
+            readable=False,
+            metavar="DIR",
+            help="The catalog folder to write (recipes/, catalog/).",
         ),
     ] = Path("."),
     name: Annotated[

@@ -44,7 +44,8 @@ def _is_group(cmd: Any) -> bool:
 
 
 def _argument_name(param: Any) -> str:
-    name = str(param.name).upper()
+    """What the value is (the metavar cli/app.py gives each parameter), as `--help` shows it."""
+    name = str(param.metavar) if param.metavar else str(param.name).upper()
     return name + ("..." if param.nargs == -1 or param.multiple else "")
 
 
@@ -92,7 +93,7 @@ def _command_md(cmd: Any, path: list[str], level: int) -> str:
             continue
         names = sorted([*param.opts, *param.secondary_opts], key=lambda o: (len(o), o))
         flag = bool(getattr(param, "is_flag", False))
-        cell = ", ".join(code(n) for n in names) + ("" if flag else " *value*")
+        cell = ", ".join(code(n) for n in names) + ("" if flag else f" *{esc(param.metavar or 'value')}*")
         if param.multiple and "repeatable" not in text:
             text += " (repeatable)"
         choices = _choices(param)
