@@ -30,13 +30,7 @@ def test_shipped_catalog_is_clean(rlcat: Run) -> None:
     r = rlcat("validate", "--format", "json")
     assert r.code == 0, r.out
     data = _json(r)
-    assert data["summary"]["error"] == 0
-    # the only warnings: error-level guards a copy of an upstream recipe silences, kept as upstream
-    # ships it, each with its reason (upstream's Megatron TP 4 over a model of 2 KV heads)
-    warnings = [d for d in data["diagnostics"] if d["severity"] == "warning"]
-    assert {(d["code"], d["key"]) for d in warnings} == {("RLC602", "allow.RLC602")}, warnings
-    assert all(d["file"].startswith("recipes/upstream/") for d in warnings), warnings
-    assert len(warnings) == 2
+    assert data["summary"]["error"] == 0 and data["summary"]["warning"] == 0
     assert data["files"] == len(list((REPO / "recipes").rglob("*.yaml"))) + len(
         list((REPO / "catalog").rglob("*.yaml"))
     )

@@ -171,7 +171,7 @@ app = typer.Typer(
     help="Typed verl RL recipes compiled into validated launch plans for NVIDIA, AMD and Ascend.",
     no_args_is_help=True,
     # click hands these to every subcommand's context: `-h` works wherever `--help` does
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": ["--help", "-h"]},
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
