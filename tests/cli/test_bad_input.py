@@ -184,7 +184,7 @@ CLI_CASES: list[tuple[str, list[str], str | None, str | None, list[str]]] = [
     ("no-such-file", ["compile", "does/not/exist.yaml"], "RLC001", None, ["does/not/exist.yaml"]),
     ("directory-not-file", ["compile", str(BAD / "extends_cycle/recipes/")], "RLC001", None, ["directory"]),
     ("unknown-option", ["compile", "geo3k_megatron_4_4", "--bogus"], None, None, ["--bogus"]),
-    ("missing-argument", ["compile"], None, None, ["recipe"]),
+    ("missing-argument", ["compile"], None, None, ["Missing argument 'RECIPE'"]),
 ]
 # fmt: on
 
