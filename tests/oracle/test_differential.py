@@ -140,7 +140,6 @@ MISTAKES = [
         ),
         "you must enable `use_remove_padding`",
         backends=("fsdp", "fsdp2"),
-        rlcat_misses="no guard ties Ulysses sequence parallelism to remove-padding yet",
     ),
     Mistake(
         "train_batch_below_mini_batch",
