@@ -172,7 +172,6 @@ MISTAKES = [
         "validation_sampling_at_zero_temperature",
         ("actor_rollout_ref.rollout.val_kwargs.do_sample=True", "actor_rollout_ref.rollout.temperature=0"),
         "validation gen temperature should be greater than 0",
-        rlcat_misses="no guard on sampled validation at temperature 0 yet",
     ),
 ]
 PLANS_PER_MISTAKE = 2
