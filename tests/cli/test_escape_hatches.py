@@ -59,8 +59,18 @@ def test_a_prefix_on_the_command_line_is_kept(rlcat: Run, override: str, written
         ("+++trainer.save_freq=2", "RLC105", "Hydra's + (add a key) or ++"),
         ("+=2", "RLC105", "a verl key"),
         ("+trainer.total_epochs.x=1", "RLC402", "would turn 'trainer.total_epochs'"),
+        ("+actor_rollout_ref.actor.no_such_knob=1", "RLC409", "unexpected keyword argument 'no_such_knob'"),
+        ("++actor_rollout_ref.rollout.no_such_knob=1", "RLC409", "builds as a dataclass (verl.workers"),
     ],
-    ids=["add-existing", "plain-unknown", "three-pluses", "prefix-only", "under-a-number"],
+    ids=[
+        "add-existing",
+        "plain-unknown",
+        "three-pluses",
+        "prefix-only",
+        "under-a-number",
+        "add-to-a-dataclass",
+        "force-add-to-a-dataclass",
+    ],
 )
 def test_a_prefix_hydra_would_refuse_is_refused(rlcat: Run, override: str, code: str, words: str) -> None:
     result = rlcat("compile", PARENT, "--override", override)

@@ -160,13 +160,11 @@ MISTAKES = [
         "plus_key_in_actor_dataclass",
         ("+actor_rollout_ref.actor.no_such_knob=1",),
         "unexpected keyword argument 'no_such_knob'",
-        rlcat_misses="a `+` key inside a section verl builds as a dataclass passes (issue 21, item 5)",
     ),
     Mistake(
         "plus_key_in_rollout_dataclass",
         ("+actor_rollout_ref.rollout.no_such_knob=1",),
         "unexpected keyword argument 'no_such_knob'",
-        rlcat_misses="a `+` key inside a section verl builds as a dataclass passes (issue 21, item 5)",
     ),
     Mistake(
         "validation_sampling_at_zero_temperature",

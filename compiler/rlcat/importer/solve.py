@@ -49,7 +49,7 @@ from rlcat.syntax.hydra_value import (
     check_renderable,
     with_live_interpolations,
 )
-from rlcat.verl.check import type_matches
+from rlcat.verl.check import dataclass_holding, type_matches
 from rlcat.verl.index import KeyIndex, available_versions, load_index
 
 AXIS_CHOICES: dict[str, tuple[str, ...]] = {
@@ -571,6 +571,12 @@ class Solver:
         if not index.has(key) and index.open_dict_of(key) is None:
             if not setting.prefix:
                 return f"{release} has no such key (Hydra would refuse it)"
+            built_as = dataclass_holding(index, key) if setting.prefix == "+" else None
+            if built_as is not None:
+                return (
+                    f"{release} builds {built_as[0]} as a dataclass ({built_as[1]}), which has no such "
+                    "field (RLC409: verl would refuse it at start-up)"
+                )
             holders = _releases_with(key, index)
             if holders:
                 return f"{release} has no such key ({', '.join(holders)} had it): verl never reads it here"

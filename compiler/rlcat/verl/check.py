@@ -205,10 +205,24 @@ def _prefix(
     mapping (merged into it); `++key=` is accepted anywhere. A key without a prefix inside an open
     dict is rlcat's to write: `++`, the one prefix Hydra takes there whether the key exists or not."""
     version = f"verl {index.verl_version} ({index.config_name})"
+    held = _held_at(index, setting.key) if setting.prefix in ("+", "++") else "unchecked"
+    built_as = dataclass_holding(index, setting.key) if held is None else None
+    if built_as is not None:
+        section, target = built_as
+        name = setting.key[len(section) + 1 :]
+        return diag(
+            "RLC409",
+            f"'{setting.prefix}{setting.key}' adds a key to {section}, which {version} builds as a "
+            f"dataclass ({target}): Hydra takes it, then the dataclass refuses it (unexpected keyword "
+            f"argument '{name}')",
+            key=setting.key,
+            hint=f"{section} has no field '{name}' in this release: check the key's name, or the "
+            "release that has it",
+            **_where(setting),
+        )
     if setting.prefix == "++":
         return "++", key or setting.key
     if setting.prefix == "+":
-        held = _held_at(index, setting.key)
         if held in (None, "null", "missing") or isinstance(setting.value, (list, dict)):
             return "+", setting.key
         default = f"default {index.default(setting.key)!r}" if index.has(setting.key) else "a section"
@@ -231,6 +245,16 @@ def _prefix(
     return diag(
         "RLC401", f"{version} has no key '{setting.key}'", key=setting.key, hint=hint, **_where(setting)
     )
+
+
+def dataclass_holding(index: KeyIndex, key: str) -> tuple[str, str] | None:
+    """(section, class) when the section right above `key` is one verl turns into a dataclass (its
+    `_target_`, omega_conf_to_dataclass): a field the class lacks is a TypeError at start-up."""
+    section = key.rpartition(".")[0]
+    target = f"{section}._target_"
+    if not section or not index.has(target):
+        return None
+    return section, str(index.default(target))
 
 
 def _escape_hatch(setting: Setting) -> bool:
