@@ -589,8 +589,13 @@ def test_searching_for_the_payloads_runs_none(browser: Any, hostile_url: str) ->
     box.send_keys("onerror")
 
     def results() -> list[str]:
-        items = browser.find_elements("css selector", ".md-search-result__list .md-search-result__item")
-        return [item.text for item in items]
+        # read in one script: the list re-renders as the search worker answers, and an element found
+        # in one call can be gone by the next (StaleElementReferenceException)
+        found: list[str] = browser.execute_script(
+            "return Array.from(document.querySelectorAll("
+            "'.md-search-result__list .md-search-result__item'), item => item.innerText)"
+        )
+        return found
 
     # the index loads in a web worker; a query typed before it is ready is typed again
     for _ in range(6):

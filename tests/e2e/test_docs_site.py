@@ -421,8 +421,13 @@ def test_search_for_triton_finds_the_sglang_guard(browser: Any, base_url: str) -
     box.send_keys("triton")
 
     def results() -> list[str]:
-        links = browser.find_elements("css selector", ".md-search-result__list a.md-search-result__link")
-        return [a.get_attribute("href") or "" for a in links]
+        # read in one script: the list re-renders as the search worker answers (a link found in one
+        # call can be gone by the next)
+        hrefs: list[str] = browser.execute_script(
+            "return Array.from(document.querySelectorAll("
+            "'.md-search-result__list a.md-search-result__link'), a => a.href)"
+        )
+        return hrefs
 
     # the index loads in a web worker; a query typed before it is ready is typed again
     found: list[str] = []
