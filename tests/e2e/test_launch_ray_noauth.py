@@ -60,6 +60,12 @@ def open_cluster() -> Iterator[RayCluster]:
             f"--dashboard-host={HEAD_IP}",
             f"--dashboard-port={dashboard}",
             "--include-dashboard=true",
+            # the agents' ports of its own: with Ray's defaults a second head, while the other real-Ray
+            # module's cluster still runs, has no job agent ("No available agent to submit job")
+            f"--dashboard-agent-listen-port={_free_port(HEAD_IP)}",
+            f"--dashboard-agent-grpc-port={_free_port(HEAD_IP)}",
+            f"--runtime-env-agent-port={_free_port(HEAD_IP)}",
+            f"--metrics-export-port={_free_port(HEAD_IP)}",
             f"--temp-dir={root / 'ray'}",
             "--num-cpus=2",
             "--num-gpus=8",
