@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,6 +192,38 @@ def verl_oracles() -> Iterator[dict[str, Any]]:
 
     with contextlib.ExitStack() as stack:
         yield {v: stack.enter_context(Oracle(v)) for v in VERL_VERSIONS if is_complete(v)}
+
+
+@pytest.fixture(scope="session")
+def catalog_site() -> Any:
+    """Every built-in recipe compiled on every platform, engine, mode and backend, as the docs are
+    (rlcat.docsite.data.Site): the plans the differential tier judges."""
+    from rlcat.catalog import builtin_root
+    from rlcat.docsite.data import load_site
+
+    return load_site(builtin_root())
+
+
+def compile_cell(cell: Any, overrides: Sequence[str]) -> tuple[Any, list[Any]]:
+    """rlcat's compile of a catalog cell (rlcat.docsite.data.Cell) with `overrides` on its command
+    line (`--override`), as a user would: the plan (None when rlcat refuses it) and its errors."""
+    from rlcat.compile.assemble import Request, compile_request
+    from rlcat.diagnostics import RlcatError, Severity
+
+    request = Request(
+        cell.recipe,
+        cell.platform,
+        engine=cell.engine,
+        mode=cell.mode,
+        backend=cell.backend,
+        allow_known_broken=True,
+    )
+    request.overrides = list(overrides)
+    try:
+        compiled = compile_request(request)
+    except RlcatError as exc:
+        return None, [d for d in exc.diagnostics if d.severity == Severity.ERROR]
+    return compiled, [d for d in compiled.diagnostics if d.severity == Severity.ERROR]
 
 
 def skip_without_oracle(oracles: dict[str, Any], version: str) -> None:

@@ -89,6 +89,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC407": ("interpolation in recipe data", Severity.WARNING),
     "RLC408": ("'+' adds a key verl's config already has", Severity.ERROR),
     "RLC409": ("'+' adds a key to a section verl builds as a dataclass", Severity.ERROR),
+    "RLC410": ("a value the release's dataclass refuses at start-up", Severity.ERROR),
     # 10xx: launch (rlcat.launch): checks before a launch starts, and what a submitted job did
     "RLC1001": ("launch target or action not available", Severity.ERROR),
     "RLC1002": ("plan needs more GPUs than the cluster has", Severity.ERROR),
@@ -274,15 +275,16 @@ class Diagnostic:
             lines.append(f"  hint: {printable(self.hint)}")
         return "\n".join(lines)
 
-    def moved(self, to: Where, note: Note) -> Diagnostic:
-        """The same finding at `to` (a file position), with where it pointed kept as `note`."""
+    def moved(self, to: Where, note: Note | None) -> Diagnostic:
+        """The same finding at `to` (a file position), with where it pointed kept as `note` (None:
+        a note already says it)."""
         return replace(
             self,
             file=to.get("file"),
             line=to.get("line"),
             col=to.get("col"),
             argument=to.get("argument"),
-            notes=(*self.notes, note),
+            notes=(*self.notes, note) if note is not None else self.notes,
         )
 
 

@@ -17,42 +17,24 @@ from typing import Any
 
 import pytest
 
-from rlcat.catalog import builtin_root
-from rlcat.compile.assemble import Compiled, Request, compile_request
+from rlcat.compile.assemble import Compiled
 from rlcat.dev.verl_oracle import case_for, judge_all
-from rlcat.diagnostics import RlcatError, has_errors
-from rlcat.docsite.data import Cell, Site, load_site
+from rlcat.docsite.data import Cell, Site
 
-from conftest import ORACLE_SEED, PLATFORMS, SEED_RECIPES, UPSTREAM_RECIPES, skip_without_oracle
+from conftest import ORACLE_SEED, PLATFORMS, SEED_RECIPES, UPSTREAM_RECIPES, compile_cell, skip_without_oracle
 
 pytestmark = [pytest.mark.oracle, pytest.mark.xdist_group("verl-oracle")]
 
 # The oracle's verdict on a release: the release its platform targets and the reply of its runner.
 Verdict = tuple[str, dict[str, Any]]
 
-# Plans rlcat calls valid and verl refuses at start-up, today: each one a guard rlcat still lacks.
-# The reason cites the verl source that refuses.
-KNOWN_DISAGREEMENTS = dict.fromkeys(
-    (
-        # verl's own example (examples/grpo_trainer/run_qwen3_235b_a22b_megatron.sh): rollout TP 8, EP 64
-        "grpo_qwen3_235b_a22b_gsm8k_megatron_8x8",
-        # recipe/dapo's Megatron script: rollout TP 4, EP 2
-        "dapo_qwen3_30b_a3b_base_dapo_math_megatron_1x8",
-    ),
-    "verl refuses rollout expert_parallel_size != tensor_model_parallel_size * data_parallel_size "
-    "(verl/workers/config/rollout.py RolloutConfig.__post_init__, 0.7.1 to 0.9.1); rlcat has no "
-    "guard for it yet",
-)
+# Plans rlcat calls valid and verl refuses at start-up, today: each one a guard rlcat still lacks,
+# with the verl source that refuses (none now: RLC713 closed the last, the rollout's EP).
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
 
 
 def cell_id(cell: Cell) -> str:
     return f"{cell.recipe}@{cell.platform}/{cell.mode}/{cell.engine}/{cell.backend}"
-
-
-@pytest.fixture(scope="session")
-def catalog_site() -> Site:
-    """Every built-in recipe compiled on every platform, engine, mode and backend, as the docs are."""
-    return load_site(builtin_root())
 
 
 @pytest.fixture(scope="session")
@@ -154,7 +136,6 @@ MISTAKES = [
         "removed_rollout_mode_sync",
         ("actor_rollout_ref.rollout.mode=sync",),
         "Rollout mode 'sync' has been removed",
-        rlcat_misses="rlcat does not know the values verl removed (issue 21, item 5)",
     ),
     Mistake(
         "plus_key_in_actor_dataclass",
@@ -192,25 +173,11 @@ def bases(site: Site, mistake: Mistake) -> list[Cell]:
 def with_mistake(cell: Cell, mistake: Mistake) -> tuple[Compiled, list[str], str]:
     """rlcat's compile of the plan with the mistake on its command line (`--override`): the plan, the
     overrides verl must be given beyond it, and rlcat's verdict."""
-    request = Request(
-        cell.recipe,
-        cell.platform,
-        engine=cell.engine,
-        mode=cell.mode,
-        backend=cell.backend,
-        allow_known_broken=True,
-    )
-    request.overrides = list(mistake.overrides)
-    try:
-        compiled = compile_request(request)
-    except RlcatError as exc:
+    compiled, errors = compile_cell(cell, mistake.overrides)
+    verdict = "refused: " + ", ".join(d.code for d in errors) if errors else "accepted"
+    if compiled is None:
         assert cell.compiled is not None
-        return (
-            cell.compiled,
-            list(mistake.overrides),
-            "refused: " + ", ".join(d.code for d in exc.diagnostics),
-        )
-    verdict = "refused" if has_errors(compiled.diagnostics) else "accepted"
+        return cell.compiled, list(mistake.overrides), verdict
     return compiled, [], verdict
 
 

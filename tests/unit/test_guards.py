@@ -142,6 +142,24 @@ def test_registry_refuses_duplicates_and_missing_metadata() -> None:
         register(NoDocs)
     assert "RLC599" not in REGISTRY
 
+    class Unsaid(Guard):
+        """Unsaid.\n\n**Why**: x\n\n**Bad**: x\n\n**Good**: x"""
+
+        id = "RLC598"
+        name = "unsaid"
+        title = "t"
+        severity = Severity.ERROR
+        source = ("s",)
+        since = "0.1.0"
+
+    # an error guard says what verl's start-up does with it, for the differential tier to hold it to
+    with pytest.raises(TypeError, match="verl_startup"):
+        register(Unsaid)
+    Unsaid.verl_startup = "sometimes"
+    with pytest.raises(TypeError, match="verl_startup"):
+        register(Unsaid)
+    assert "RLC598" not in REGISTRY
+
 
 def test_silencing_an_error_level_guard_is_reported(tmp_path: Path) -> None:
     case = {

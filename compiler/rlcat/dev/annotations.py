@@ -127,17 +127,79 @@ def _fields(tree: Path, module: str, name: str) -> dict[str, ast.expr]:
 
 
 def _class_def(tree: Path, module: str, name: str) -> ast.ClassDef | None:
-    """The definition of class `name` in `module`'s file, or anywhere in its package (sorted paths,
-    so the first definition found is the same on every machine)."""
+    found = _class_location(tree, module, name)
+    return found[1] if found else None
+
+
+def _class_location(tree: Path, module: str, name: str) -> tuple[Path, ast.ClassDef] | None:
+    """The file and definition of class `name` in `module`'s file, or anywhere in its package
+    (sorted paths, so the first definition found is the same on every machine)."""
     base = tree / Path(*module.split("."))
     files = [base.with_suffix(".py")] if base.with_suffix(".py").is_file() else sorted(base.rglob("*.py"))
     for file in files:
         for node in _parsed(file).body:
             if isinstance(node, ast.ClassDef) and node.name == name:
-                return node
+                return file, node
     return None
 
 
 @cache
 def _parsed(file: Path) -> ast.Module:
     return ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+
+
+def refused_values(tree: Path, container: dict[str, Any]) -> dict[str, list[list[str]]]:
+    """`{dotted key: [[value, verl's message, "file:line"], ...]}`: the values a dataclass's
+    `__post_init__` refuses by name (`if self.mode == "sync": raise ValueError("...removed...")`),
+    for every section the composed `container` builds into a verl dataclass. Read from the release's
+    own code, so a value a release removes, or brings back, is known from that release alone."""
+    found: dict[str, list[list[str]]] = {}
+    for prefix, (module, name) in _sections(container, ""):
+        located = _class_location(tree, module, name)
+        if located is None:
+            continue
+        file, definition = located
+        for field_name, value, message, line in _refusals(definition):
+            where = f"{file.relative_to(tree).as_posix()}:{line}"
+            found.setdefault(f"{prefix}{field_name}", []).append([value, message, where])
+    return found
+
+
+def _sections(node: dict[str, Any], prefix: str) -> Iterator[tuple[str, tuple[str, str]]]:
+    """(prefix, (module, class)) of every section with a verl `_target_`."""
+    target = node.get("_target_")
+    if isinstance(target, str) and target.startswith("verl.") and "." in target:
+        module, _, name = target.rpartition(".")
+        yield prefix, (module, name)
+    for key, value in node.items():
+        if isinstance(value, dict):
+            yield from _sections(value, f"{prefix}{key}.")
+
+
+def _refusals(definition: ast.ClassDef) -> Iterator[tuple[str, str, str, int]]:
+    """(field, value, message, line) of each `if self.<field> == "<value>": raise E("<message>")`
+    at the top of the class's `__post_init__`."""
+    for item in definition.body:
+        if not (isinstance(item, ast.FunctionDef) and item.name == "__post_init__"):
+            continue
+        for statement in item.body:
+            if not (
+                isinstance(statement, ast.If) and statement.body and isinstance(statement.body[0], ast.Raise)
+            ):
+                continue
+            test, raised = statement.test, statement.body[0].exc
+            if not (
+                isinstance(test, ast.Compare)
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Eq)
+                and isinstance(test.left, ast.Attribute)
+                and isinstance(test.left.value, ast.Name)
+                and test.left.value.id == "self"
+                and isinstance(test.comparators[0], ast.Constant)
+                and isinstance(test.comparators[0].value, str)
+            ):
+                continue
+            message = ""
+            if isinstance(raised, ast.Call) and raised.args and isinstance(raised.args[0], ast.Constant):
+                message = str(raised.args[0].value)
+            yield test.left.attr, test.comparators[0].value, message, statement.lineno

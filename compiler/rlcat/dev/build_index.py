@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcat.catalog import repo_root
-from rlcat.dev.annotations import union_types
+from rlcat.dev.annotations import refused_values, union_types
 from rlcat.dev.compose import ENTRY_DIRS, compose, flatten
 from rlcat.dev.trees import VERL_VERSIONS, require_tree
 from rlcat.verl.index import index_file_name
@@ -249,6 +249,8 @@ def index_entry(
         "source": f"verl=={version} wheel from PyPI, composed with hydra-core {_hydra_version()}",
         "groups": groups_of(version, entry.config_name),
         "open": sorted(open_dicts),
+        # values verl's dataclasses refuse by name at start-up (annotations.refused_values)
+        "refused": refused_values(tree, {str(k): v for k, v in container.items()}),
         "keys": keys,
     }
 
@@ -269,7 +271,7 @@ def render(doc: dict[str, Any]) -> str:
     fields = list(doc.items())
     for n, (name, value) in enumerate(fields):
         comma = "," if n < len(fields) - 1 else ""
-        if name in ("groups", "keys") and isinstance(value, dict) and value:
+        if name in ("groups", "keys", "refused") and isinstance(value, dict) and value:
             items = sorted(value.items())
             lines.append(f"{_dump_value(name)}: {{")
             lines += [

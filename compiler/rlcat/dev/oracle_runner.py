@@ -29,6 +29,7 @@ import argparse
 import ast
 import contextlib
 import copy
+import functools
 import hashlib
 import io
 import ipaddress
@@ -88,13 +89,18 @@ PROTOCOL = _protocol_stdout() if __name__ == "__main__" else sys.stdout
 # verl, transformers and huggingface_hub read the offline variables when they are imported: the
 # imports come after them and after the hook, on purpose (E402)
 _IMPORTING = time.monotonic()
+import omegaconf._utils  # noqa: E402
+import omegaconf.base  # noqa: E402
 import torch  # noqa: E402
 import yaml  # noqa: E402
 from hydra import compose as hydra_compose  # noqa: E402
 from hydra import initialize_config_dir  # noqa: E402
+from hydra._internal import config_loader_impl  # noqa: E402
 from hydra._internal.config_loader_impl import ConfigLoaderImpl  # noqa: E402
+from hydra._internal.defaults_list import DefaultsList, Overrides  # noqa: E402
 from hydra.core.global_hydra import GlobalHydra  # noqa: E402
 from omegaconf import DictConfig, OmegaConf, open_dict  # noqa: E402
+from omegaconf.grammar_parser import parse as parse_interpolation  # noqa: E402
 from tokenizers import Tokenizer, pre_tokenizers  # noqa: E402
 from tokenizers import models as tokenizer_models  # noqa: E402
 from transformers import PreTrainedTokenizerFast  # noqa: E402
@@ -149,6 +155,54 @@ def merge_defaults_once() -> None:
         return copy.deepcopy(merged[key])
 
     ConfigLoaderImpl._compose_config_from_defaults_list = compose_from_defaults  # type: ignore[method-assign]
+
+
+def defaults_lists_once() -> None:
+    """Build the defaults list of one entry config and one set of group choices once per process:
+    Hydra walks every config file's defaults on each compose, the most costly step left once files
+    are parsed once. The list depends on the config name, the search path and the group overrides
+    (choices, appended groups, deletions), never on key overrides, so plans that differ only in
+    keys share it; each compose keeps its own key overrides, in order, as Hydra sorts them."""
+    real = config_loader_impl.create_defaults_list  # type: ignore[attr-defined]
+    made: dict[str, DefaultsList] = {}
+
+    def create(
+        repo: Any, config_name: Any, overrides_list: Any, prepend_hydra: bool, skip_missing: bool
+    ) -> DefaultsList:
+        fresh = Overrides(repo=repo, overrides_list=overrides_list)
+        key = repr(
+            (
+                config_name,
+                prepend_hydra,
+                skip_missing,
+                [repr(source) for source in repo.get_sources()],
+                fresh.override_choices,
+                fresh.append_group_defaults,
+                fresh.deletions,
+            )
+        )
+        if key not in made:
+            made[key] = real(repo, config_name, overrides_list, prepend_hydra, skip_missing)
+        first = made[key]
+        return DefaultsList(
+            defaults=first.defaults,
+            defaults_tree=first.defaults_tree,
+            config_overrides=fresh.config_overrides,
+            overrides=first.overrides,
+        )
+
+    config_loader_impl.create_defaults_list = create  # type: ignore[attr-defined]
+
+
+def parse_interpolations_once() -> None:
+    """Parse each interpolation text once per process: OmegaConf parses a value's `${...}` with its
+    ANTLR grammar every time it is resolved, and verl's checks resolve the whole config several
+    times per case. A parse tree depends on the text alone and is only read by the visitor that
+    resolves it, so one tree serves every resolution; a text that fails to parse is not kept and
+    fails again the same way."""
+    memo = functools.lru_cache(maxsize=65536)(parse_interpolation)
+    omegaconf.base.parse = memo  # type: ignore[attr-defined]
+    omegaconf._utils.parse = memo  # type: ignore[attr-defined]
 
 
 CHAT_TEMPLATE = "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
@@ -433,6 +487,8 @@ def main() -> int:
     signal.signal(signal.SIGALRM, _on_alarm)
     read_yaml_once()
     merge_defaults_once()
+    defaults_lists_once()
+    parse_interpolations_once()
     # verl is launched from the folder holding verl/: the Megatron fully-async config finds the
     # trainer's through `hydra.searchpath: file://verl/trainer/config`, relative to it
     os.chdir(VERL_ROOT)

@@ -28,6 +28,14 @@ GUARD_FAMILIES = {
 }
 
 
+# Guard.verl_startup, as the page says it (the differential tier holds every guard to it)
+VERL_STARTUP_SAYS = {
+    "refuses": "refuse it too: rlcat says it before the job starts, at the line that sets it",
+    "later": "let it through (some or all of it): the run fails, or trains otherwise than asked, "
+    "later, as *Why* says",
+}
+
+
 def guard_page(site: Site, guard_id: str) -> str:
     here = page("guard", guard_id)
     cls = REGISTRY[guard_id]
@@ -37,6 +45,7 @@ def guard_page(site: Site, guard_id: str) -> str:
         ("severity", str(cls.severity)),
         ("applies to", esc(cls.affects.describe())),
         ("affected verl versions", esc(cls.affects.verl) if cls.affects.verl else "every release"),
+        *([("verl's own start-up checks", VERL_STARTUP_SAYS[cls.verl_startup])] if cls.verl_startup else []),
         ("since", f"rlcat {esc(cls.since)}"),
         ("in the terminal", code(f"rlcat guards {guard_id}")),
         ("silence it", code(f'allow: {{{guard_id}: "the reason"}}') + " in the recipe"),

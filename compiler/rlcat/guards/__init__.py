@@ -12,9 +12,10 @@ import importlib
 import pkgutil
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from rlcat.catalog import origin_note
-from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, suggestion_hint
+from rlcat.catalog import is_builtin_file, origin_note
+from rlcat.diagnostics import Diagnostic, Note, RlcatError, Severity, diag, suggestion_hint
 from rlcat.guards.base import REGISTRY, Affects, Allowance, Context, Finding, Guard, Reader, hint_for
 from rlcat.model.plan import REMOVED, Layer, Origin, Setting
 from rlcat.syntax.hydra_value import render_or_repr
@@ -127,6 +128,8 @@ def run_guards(
             )
             if o is not None and o.file in ancestors:
                 found = _at_own_setting(found, o, seen.reads, recipe_file)
+            if o is None or o.argument() is None:
+                found = _at_command_line(found, o, seen.reads)
             report.diagnostics.append(found)
         report.read.update(setting.key for setting in seen.reads)
     return report
@@ -148,6 +151,28 @@ def _at_own_setting(
     if not own or inherited.file is None:
         return found
     return found.moved(own[-1].position(), origin_note(inherited.file, inherited.line, inherited.col))
+
+
+def _at_command_line(found: Diagnostic, origin: Origin | None, reads: list[Setting]) -> Diagnostic:
+    """A finding about a value a file (or verl's default) holds, at the last command-line argument
+    the guard read on the way to it: the value the user just changed is what made it a problem (a
+    recipe's TP that no longer divides `--override trainer.n_gpus_per_node=2`). Where the value
+    itself is set stays as a note (unchanged when the guard read no argument)."""
+    typed = [s.origin for s in reads if s.origin.argument() is not None]
+    if not typed:
+        return found
+    to = typed[-1].position()
+    if origin is None:
+        return found.moved(to, Note(f"{found.key}: verl's default"))
+    if origin.file is None:
+        return found.moved(to, Note(f"{found.key} is set by {origin.where()}"))
+    if found.file != origin.file or found.line != origin.line:
+        return found.moved(to, None)  # _at_own_setting moved it, with its note
+    if is_builtin_file(origin.file):  # named in words: the user's repository has no such file
+        text = f"{found.key} is set in {Path(origin.file).stem}, built-in, line {origin.line}"
+        return found.moved(to, Note(text))
+    text = f"{found.key} is set in {origin.file}, line {origin.line}"
+    return found.moved(to, Note(text, origin.file, origin.line, origin.col))
 
 
 def is_security_guard(guard_id: str) -> bool:

@@ -28,6 +28,7 @@ ID_PATTERN = re.compile(r"^RLC[5-9]\d\d$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 # The sections every guard's docs must have (a meta-test checks them).
 DOC_SECTIONS = ("**Why**", "**Bad**", "**Good**")
+VERL_STARTUP = ("", "refuses", "later")
 
 
 # What a guard reads of the recipe, its model and the platform. The compile path hands it the
@@ -301,6 +302,13 @@ class Guard:
     affects: ClassVar[Affects] = Affects()
     source: ClassVar[tuple[str, ...]]
     since: ClassVar[str]
+    # What verl's own start-up checks (main_ppo's, before any GPU work) do with what an error guard
+    # finds; the differential tier (tests/oracle) holds every guard to it:
+    #   "refuses": they refuse it too, so rlcat only says it earlier, at the line that set it;
+    #   "later":   they let some or all of it through, and the run fails, or trains otherwise than
+    #              asked, later: the guard's **Why** says where, citing verl's source.
+    # A warning refuses nothing and leaves it empty.
+    verl_startup: ClassVar[str] = ""
 
     def check(self, ctx: Context) -> Iterator[Finding]:
         raise NotImplementedError
@@ -334,5 +342,9 @@ def register(cls: G) -> G:
     missing = [s for s in DOC_SECTIONS if s not in (cls.__doc__ or "")]  # as written: no cleandoc needed
     if missing:
         raise TypeError(f"guard {cls.id} docs lack {', '.join(missing)}")
+    if (cls.severity == Severity.ERROR) != bool(cls.verl_startup) or cls.verl_startup not in VERL_STARTUP:
+        raise TypeError(
+            f"guard {cls.id}: verl_startup {cls.verl_startup!r} (an error guard says refuses or later)"
+        )
     REGISTRY[cls.id] = cls
     return cls

@@ -163,6 +163,10 @@ def check(plan: Plan, index: KeyIndex, skip: set[str] | frozenset[str] = frozens
         if problem is not None:
             out.diagnostics.append(diag("RLC402", problem, key=key, **_where(setting)))
             continue
+        refused = _refused(index, key, setting.value, **_where(setting))
+        if refused is not None:
+            out.diagnostics.append(refused)
+            continue
         try:
             check_renderable(setting.value)
         except UnrenderableValue as exc:
@@ -269,6 +273,21 @@ def _held_at(index: KeyIndex, key: str) -> str | None:
     if index.has(key):
         return index.type_of(key)
     return "dict" if key in index.open_dicts or key in index.sections else None
+
+
+def _refused(index: KeyIndex, key: str, value: Any, **where: Any) -> Diagnostic | None:
+    """RLC410 for a value the section's dataclass refuses by name in its `__post_init__` (the key
+    index's `refused`, read from the release's own code), quoting verl's message."""
+    for refused_value, message, at in index.refused.get(key, ()):
+        if isinstance(value, str) and value == refused_value:
+            return diag(
+                "RLC410",
+                f"verl {index.verl_version} refuses {key}={value} at start-up ({at}): {message!r}",
+                key=key,
+                hint=f"{key} takes another value in this release: see the message",
+                **where,
+            )
+    return None
 
 
 def _type_problem(index: KeyIndex, key: str, value: Any) -> str | None:

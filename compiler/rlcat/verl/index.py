@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,8 @@ class KeyIndex:
     keys: dict[str, tuple[Any, str]]  # key → (default as written, type name)
     open_dicts: frozenset[str]
     groups: dict[str, list[str]]
+    # key → [(value, verl's message, "file:line")]: values the section's dataclass refuses at start-up
+    refused: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
 
     @cached_property
     def sections(self) -> frozenset[str]:
@@ -211,6 +213,7 @@ def load_index(version: str, config_name: str, group_overrides: tuple[str, ...] 
         keys,
         frozenset(data.get("open", [])),
         data.get("groups", {}),
+        {k: [(str(v), str(m), str(w)) for v, m, w in items] for k, items in data.get("refused", {}).items()},
     )
 
 
@@ -236,4 +239,14 @@ def _shape_problem(data: Any) -> str | None:
         )
     ):
         return "'groups' is not an object of option lists"
+    refused = data.get("refused", {})
+    if not (
+        isinstance(refused, dict)
+        and all(
+            isinstance(items, list)
+            and all(isinstance(i, list) and len(i) == 3 and all(isinstance(x, str) for x in i) for i in items)
+            for items in refused.values()
+        )
+    ):
+        return "'refused' is not an object of [value, message, where] lists"
     return None

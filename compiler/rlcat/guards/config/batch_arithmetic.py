@@ -80,6 +80,7 @@ class BatchArithmetic(Guard):
     name = "batch_arithmetic"
     title = "batch sizes that verl's start-up checks reject"
     severity = Severity.ERROR
+    verl_startup = "later"
     source = (
         "verl/utils/config.py validate_config (0.7.1 and 0.9.0: lines 110, 141, 144; 0.9.1: 124, 155, 158)",
         "verl/workers/config/actor.py ActorConfig (0.7.1: 192-228; 0.9.0: 205-242; 0.9.1: 201-238)",

@@ -43,6 +43,7 @@ class FsdpMeshFitsGpus(Guard):
     name = "fsdp_mesh_fits_gpus"
     title = "fsdp_size or Ulysses sequence parallel size that does not divide the role's GPUs"
     severity = Severity.ERROR
+    verl_startup = "later"
     source = (
         "verl/workers/engine/fsdp/utils.py (create_device_mesh)",
         "verl/workers/engine/fsdp/transformer_impl.py (_init_device_mesh)",

@@ -18,6 +18,15 @@ FULLY_ASYNC = {
     "data.gen_batch_size": (1, "the rollouter generates one prompt at a time"),
     f"{ARF}.rollout.mode": ("async", "the rollouter serves an async engine"),
 }
+# the rollouter's bounds on the async settings, with verl's own messages (FullyAsyncRollouter.__init__,
+# verl/experimental/fully_async_policy/fully_async_rollouter.py, 0.9.0 and 0.9.1)
+ASYNC_BOUNDS = {
+    "async_training.staleness_threshold": (0, "staleness_threshold must larger than 0"),
+    "async_training.trigger_parameter_sync_step": (
+        1,
+        "trigger_parameter_sync_step must larger or equal than 1",
+    ),
+}
 # one_step_off_policy/ray_trainer.py asserts both (lines 88 and 180 in verl 0.9.1)
 ONE_STEP_OFF = {
     f"{ARF}.hybrid_engine": (False, "trainer and rollout run on separate GPU pools"),
@@ -37,8 +46,10 @@ class FullyAsyncInvariants(Guard):
     streams samples between them. It needs the hybrid engine off, log probs computed by the rollout
     and used by the actor, a train batch of 0 with a generation batch of 1, and the async rollout
     mode. The mode brings these settings; an `--override` or `overrides:` entry that undoes one is
-    accepted by Hydra and fails (or silently trains wrong) on the cluster. Colocated training in
-    turn needs the hybrid engine on.
+    accepted by Hydra and fails (or silently trains wrong) on the cluster. Its rollouter also
+    refuses a staleness threshold below 0 and a parameter sync interval below 1 step
+    (`FullyAsyncRollouter.__init__`, verl/experimental/fully_async_policy/fully_async_rollouter.py).
+    Colocated training in turn needs the hybrid engine on.
 
     **Bad**:
 
@@ -58,6 +69,7 @@ class FullyAsyncInvariants(Guard):
     name = "fully_async_invariants"
     title = "fully-async invariants (and colocate's hybrid engine)"
     severity = Severity.ERROR
+    verl_startup = "later"
     source = (
         "verl/experimental/fully_async_policy/config/fully_async_ppo_trainer.yaml",
         "verl/experimental/fully_async_policy/fully_async_rollouter.py (_validate_config)",
@@ -80,6 +92,15 @@ class FullyAsyncInvariants(Guard):
                     ),
                 )
             return
+        if ctx.recipe.mode == "fully_async":
+            for key, (least, says) in ASYNC_BOUNDS.items():
+                got = ctx.value(key)
+                if isinstance(got, (int, float)) and not isinstance(got, bool) and got < least:
+                    yield Finding(
+                        f"fully_async needs {key} >= {least}; got {got!r} (verl: {says!r})",
+                        key=key,
+                        hint=f"set {key} to {least} or more",
+                    )
         invariants = ONE_STEP_OFF if ctx.recipe.mode == "one_step_off" else FULLY_ASYNC
         for key, (want, why) in invariants.items():
             got = ctx.value(key)

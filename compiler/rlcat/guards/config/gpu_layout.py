@@ -41,6 +41,7 @@ class ParallelismFitsGpus(Guard):
     name = "parallelism_fits_gpus"
     title = "TP/PP/CP/EP that do not divide the GPUs"
     severity = Severity.ERROR
+    verl_startup = "later"
     source = (
         "verl/utils/config.py (n_gpus divisible by model_parallel_size × context_parallel_size)",
         "verl/workers/rollout/replica.py (world_size divisible by GPUs per replica; a replica larger "

@@ -43,6 +43,7 @@ class GroupSamplingNeedsResponses(Guard):
     name = "group_sampling_needs_responses"
     title = "GRPO/DAPO with one response per prompt"
     severity = Severity.ERROR
+    verl_startup = "later"
     # no `affects` on algorithms: the plan's adv_estimator decides, not the recipe's `algorithm:` axis
     source = (
         "verl/trainer/ppo/core_algos.py:315 (compute_grpo_outcome_advantage: mean 0, std 1 for one response)",

@@ -42,6 +42,7 @@ class LoraRankAboveVllmMaximum(Guard):
     name = "lora_rank_above_vllm_maximum"
     title = "LoRA rank above vLLM's maximum"
     severity = Severity.ERROR
+    verl_startup = "refuses"
     affects = Affects(engines=("vllm",))
     source = (
         "verl 0.9.1 verl/utils/config.py:206-215 (check LoRA rank in vLLM)",

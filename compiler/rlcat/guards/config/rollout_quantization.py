@@ -41,6 +41,7 @@ class RolloutQuantizationEngine(Guard):
     name = "rollout_quantization_engine"
     title = "rollout quantization the engine does not offer"
     severity = Severity.ERROR
+    verl_startup = "later"
     source = (
         "verl 0.9.1 verl/workers/rollout/sglang_rollout/async_sglang_server.py:302-312",
         "verl 0.9.1 verl/workers/rollout/vllm_rollout/vllm_async_server.py:1240",

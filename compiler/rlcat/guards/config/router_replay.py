@@ -46,6 +46,7 @@ class RouterReplayR2NeedsDecoupledCorrection(Guard):
     name = "router_replay_r2_with_bypass_mode"
     title = "router replay R2 with rollout-correction bypass mode"
     severity = Severity.ERROR
+    verl_startup = "refuses"
     affects = Affects(backends=("megatron",), verl=">=0.9.1")
     source = (
         "verl 0.9.1 verl/utils/config.py:74-85 (_validate_router_replay_config) and :166",

@@ -44,6 +44,7 @@ class UlyssesWithoutRemovePadding(Guard):
     name = "ulysses_without_remove_padding"
     title = "Ulysses sequence parallelism without remove-padding"
     severity = Severity.ERROR
+    verl_startup = "refuses"
     affects = Affects(backends=("fsdp", "fsdp2"))
     source = (
         "verl 0.9.1 verl/workers/config/actor.py:331-341 (FSDPActorConfig.validate)",

@@ -42,6 +42,7 @@ class SampledValidationAtZeroTemperature(Guard):
     name = "sampled_validation_at_zero_temperature"
     title = "sampled validation with a rollout temperature of 0"
     severity = Severity.ERROR
+    verl_startup = "refuses"
     source = (
         "verl 0.9.1 verl/utils/config.py:200-203 (validate_config: check eval config)",
         "verl 0.9.0 and 0.7.1 verl/utils/config.py:185-188",

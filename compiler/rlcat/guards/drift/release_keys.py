@@ -41,6 +41,7 @@ class KeyMissingInRelease(Guard):
     name = "key_missing_in_release"
     title = "key removed or renamed between verl releases"
     severity = Severity.ERROR
+    verl_startup = "refuses"
     source = (
         "schemas/verl/<version>/*.json (generated from the PyPI releases)",
         "verl 0.9.1 wheel: no grad_offload in engine/megatron.yaml",

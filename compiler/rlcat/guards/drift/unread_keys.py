@@ -111,6 +111,7 @@ class KeyComposedButNotRead(Guard):
     name = "key_composed_but_not_read"
     title = "key the entrypoint composes but never reads"
     severity = Severity.ERROR
+    verl_startup = "later"
     affects = Affects(modes=("colocate", "one_step_off"), verl=">=0.9")
     source = (
         "verl 0.9.0 verl/trainer/main_ppo.py:167-194, 0.9.1 :166-193 (main: no migrate_legacy_reward_impl)",

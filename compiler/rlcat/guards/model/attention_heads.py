@@ -87,6 +87,7 @@ class ParallelSizesSplitHeads(Guard):
     name = "parallel_sizes_split_heads"
     title = "tensor / sequence parallel size that does not split the model's attention heads"
     severity = Severity.ERROR
+    verl_startup = "later"
     source = (
         "verl/models/transformers/monkey_patch.py (apply_monkey_patch: heads vs ulysses_sp_size)",
         "vllm/config (ModelConfig.verify_with_parallel_config: heads vs tensor parallel size)",

@@ -65,6 +65,7 @@ class CustomAllReduceWithExpandableSegments(Guard):
     name = "custom_all_reduce_with_expandable_segments"
     title = "custom all-reduce crashes under expandable segments"
     severity = Severity.ERROR
+    verl_startup = "later"
     source = (
         "docs/amd_tutorial/amd_quick_start.rst (Known Issue 2)",
         ".github/workflows/e2e_ppo_trainer_megatron_vllm_rocm.yml",

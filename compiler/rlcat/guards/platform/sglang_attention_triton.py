@@ -43,6 +43,7 @@ class SglangAttentionTritonOnRocm(Guard):
     name = "sglang_attention_triton_on_rocm"
     title = "SGLang attention backend must be triton on ROCm"
     severity = Severity.ERROR
+    verl_startup = "later"
     # the engine is judged on the plan (rollout.name), not the recipe's `engine:` axis
     affects = Affects(platforms=("rocm",))
     source = (

@@ -59,6 +59,7 @@ class VisibleDevicesFewerThanGpus(Guard):
     name = "visible_devices_fewer_than_gpus"
     title = "GPU-visibility variable exposes fewer devices than n_gpus_per_node"
     severity = Severity.ERROR
+    verl_startup = "later"
     source = (
         "verl/single_controller/ray/base.py (ResourcePoolManager._check_resource_available)",
         "verl/plugin/platform/platform_rocm.py, platform_npu.py (visibility variables)",

@@ -39,6 +39,7 @@ class VllmTooOldForVerl(Guard):
     name = "vllm_too_old_for_verl"
     title = "vLLM older than 0.18 with verl 0.9 or later"
     severity = Severity.ERROR
+    verl_startup = "later"
     # the engine is judged on the plan (rollout.name), not the recipe's `engine:` axis
     affects = Affects(verl=">=0.9")
     source = ("verl v0.9.0 release notes (vLLM >= 0.18 only)",)
