@@ -7,16 +7,18 @@ it only quotes the finished words for its reader (bash, POSIX sh, YAML, JSON).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import get_args
 
 from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag
 from rlcat.emit.formats import override_texts, refuse_unwritable
+from rlcat.model.project import RayAuthMode
 from rlcat.syntax.bash import sh_line, shell_word
 
 # Ray's own switch for token authentication (Ray >= 2.52). Left unset, Ray 2.60 turns token auth on
 # by itself once a `~/.ray/auth_token` exists, and every client that assumed otherwise fails.
 RAY_AUTH_MODE = "RAY_AUTH_MODE"
-RAY_AUTH_MODES = ("disabled", "token")
+RAY_AUTH_MODES: tuple[str, ...] = get_args(RayAuthMode)
 
 
 @dataclass(frozen=True)
