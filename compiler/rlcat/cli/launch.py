@@ -52,7 +52,7 @@ _TARGETS_HELP = "; ".join(f"{name}: {target.summary}" for name, target in TARGET
 
   rlcat launch dapo_math_fsdp2_4_4 --platform rocm --target kuberay --ray-auth-mode token --emit rayjob.yaml
 
-  rlcat launch ppo_qwen2_7b_gsm8k_2x8 -p rocm --target slurm --ray-auth-mode disabled --emit job.sbatch
+  rlcat launch ppo_qwen2_7b_gsm8k_2x8 -p rocm --target slurm --ray-auth-mode disabled --mount '~/data:~/data' --mount '$PWD/checkpoints:$PWD/checkpoints' --sbatch-arg=--partition=gpu --emit job.sbatch
 """,
 )
 def launch_cmd(
@@ -87,8 +87,9 @@ def launch_cmd(
         Optional[AuthMode],  # noqa: UP045
         typer.Option(
             "--ray-auth-mode",
-            help="RAY_AUTH_MODE of the launch, unless the plan's env sets it: always explicit, since "
-            "Ray 2.60 turns token auth on by itself when ~/.ray/auth_token exists.",
+            help="RAY_AUTH_MODE of the launch, unless the plan's env sets it (default: the project's "
+            "[launch].ray_auth_mode): always explicit, since Ray 2.60 turns token auth on by itself "
+            "when ~/.ray/auth_token exists.",
         ),
     ] = None,
     working_dir: Annotated[
@@ -117,8 +118,8 @@ def launch_cmd(
     container: Annotated[
         Optional[ContainerName],  # noqa: UP045
         typer.Option(
-            help="slurm: the container runtime on each node (default: docker when there is an image, "
-            "else none)."
+            help="slurm: the container runtime on each node (default: the project's [launch].container, "
+            "else docker when there is an image, else none)."
         ),
     ] = None,
     mount: Annotated[
