@@ -52,7 +52,7 @@ _TARGETS_HELP = "; ".join(f"{name}: {target.summary}" for name, target in TARGET
 
   rlcat launch dapo_math_fsdp2_4_4 --platform rocm --target kuberay --ray-auth-mode token --emit rayjob.yaml
 
-  rlcat launch ppo_qwen2_7b_gsm8k_2x8 -p rocm --target slurm --ray-auth-mode disabled --mount '~/data:~/data' --mount '$PWD/checkpoints:$PWD/checkpoints' --sbatch-arg=--partition=gpu --emit job.sbatch
+  rlcat launch ppo_qwen2_7b_gsm8k_2x8 -t slurm --ray-auth-mode disabled --sbatch-arg=-pgpu --emit job.sbatch
 """,
 )
 def launch_cmd(
