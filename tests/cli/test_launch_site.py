@@ -312,6 +312,11 @@ def test_project_defaults_and_where_they_come_from(
     assert rows["launch.mounts"]["source"].endswith("rlcat.toml:6")
     assert rows["launch.slurm.sbatch_args"]["source"].endswith("rlcat.toml:12")
     assert rows["launch.in_image"]["source"] == "default"
+    # the project's auth mode against the plan's own: RLC1006 names the project file's setting
+    clash = rlcat(
+        "launch", SEED, "--target", "slurm", "--container", "none", "--set", "env.RAY_AUTH_MODE=token"
+    )
+    assert clash.code == 2 and "[launch].ray_auth_mode disabled differs from RAY_AUTH_MODE=token" in clash.err
     # a bad entry of the project file is refused where it is written
     (tmp_path / "rlcat.toml").write_text(
         '[launch]\nray_auth_mode = "disabled"\nmounts = ["/data:/d", "/etc:/etc"]\n'

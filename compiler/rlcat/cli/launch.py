@@ -207,7 +207,9 @@ def launch_cmd(
     print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
     project = find_project()
     defaults = project.settings.launch if project is not None else None
-    ray_auth_mode = ray_auth_mode or (defaults.ray_auth_mode if defaults else None)
+    auth_where = None
+    if ray_auth_mode is None and defaults is not None and defaults.ray_auth_mode is not None:
+        ray_auth_mode, auth_where = defaults.ray_auth_mode, project.where("launch.ray_auth_mode")  # type: ignore[union-attr]
     container = container or (defaults.container if defaults else None)
     site = read_site(
         project,
@@ -252,7 +254,7 @@ def launch_cmd(
     if entrypoint_cpus != 1.0:
         regenerate += ["--entrypoint-cpus", f"{entrypoint_cpus:g}"]
     chosen = TARGETS[target]
-    launch = Launch(compiled, launch_command(compiled, ray_auth_mode), options, tuple(regenerate))
+    launch = Launch(compiled, launch_command(compiled, ray_auth_mode, auth_where), options, tuple(regenerate))
     findings = chosen.checks(launch)
     if has_errors(findings):
         raise RlcatError(findings, ExitCode.FINDINGS)
