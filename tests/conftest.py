@@ -47,6 +47,9 @@ ENGINES = ("vllm", "sglang")
 PLATFORMS = tuple(sorted(p.stem for p in (REPO / "catalog" / "platforms").rglob("*.yaml")))
 # Golden files are rewritten, not compared, when this is set:
 #   RLCAT_UPDATE_GOLDEN=1 pytest tests/cli/test_golden.py
+# `rlcat launch --target slurm` with a container: the seed recipes' data folders mounted, their
+# checkpoints accepted inside the container (RLC1014)
+SLURM_SITE = ("--mount", "~/data:~/data", "--mount", "~/verl:~/verl", "--allow-outputs-in-container")
 UPDATE_GOLDEN = bool(os.environ.get("RLCAT_UPDATE_GOLDEN"))
 
 

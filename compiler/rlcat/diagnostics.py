@@ -103,6 +103,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC1010": ("launched job progress and result", Severity.INFO),
     "RLC1011": ("no container image for the target", Severity.ERROR),
     "RLC1012": ("Slurm refused the job or cannot be reached", Severity.ERROR),
+    "RLC1013": ("mount, setup line, sbatch option or passed variable refused", Severity.ERROR),
+    "RLC1014": ("plan path a container launch would not see", Severity.ERROR),
+    "RLC1015": ("credential variable the plan needs does not reach the job", Severity.WARNING),
     # 11xx: launch scripts, read without running them (rlcat.scripts)
     "RLC1101": ("launch command cut short by a line continuation", Severity.ERROR),
     "RLC1102": ("value only known by running a command", Severity.WARNING),

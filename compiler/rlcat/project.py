@@ -73,6 +73,10 @@ class Project:
     def schemas(self) -> Path:
         return Path(os.path.normpath(self.root / self.settings.schemas))
 
+    def where(self, setting: str) -> Where:
+        """Where a finding about a setting the file sets points: the file and its line."""
+        return {"file": printable(str(self.file)), "line": self.origins.get(setting, 1)}
+
     def origin(self, setting: str) -> str:
         """Where a setting comes from: `rlcat.toml:3`, or `default` when the file leaves it out."""
         line = self.origins.get(setting)
@@ -164,7 +168,23 @@ def _read_project(path: str) -> Project:
     settings = validate(ProjectSettings, table, lines.locate)
     _refuse_paths_outside(file.parent, settings, lines)
     origins = {name: lines.line_of((name,)) or 1 for name in table}
+    origins |= _launch_origins(table, lines)
     return Project(file, settings, origins)
+
+
+def _launch_origins(table: Mapping[str, Any], lines: _KeyLines) -> dict[str, int]:
+    """The lines of `[launch]`'s settings, as `launch.NAME` and `launch.slurm.NAME`: a launch's
+    finding about one of them points there."""
+    found: dict[str, int] = {}
+    launch = table.get("launch")
+    if not isinstance(launch, Mapping):
+        return found
+    for name, value in launch.items():
+        found[f"launch.{name}"] = lines.line_of(("launch", name)) or found.get("launch", 1)
+        if name == "slurm" and isinstance(value, Mapping):
+            for inner in value:
+                found[f"launch.slurm.{inner}"] = lines.line_of(("launch", "slurm", inner)) or 1
+    return found
 
 
 def _refuse_paths_outside(root: Path, settings: ProjectSettings, lines: _KeyLines) -> None:

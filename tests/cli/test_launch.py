@@ -340,6 +340,20 @@ def test_submit_without_wait_prints_the_submission_id(rlcat: Run, fake_ray: Any)
     assert body["runtime_env"]["env_vars"]["RAY_AUTH_MODE"] == "disabled"
 
 
+def test_pass_env_values_go_in_the_posted_body_only(
+    rlcat: Run, fake_ray: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake, address = fake_ray(["RUNNING"])
+    missing = submit(rlcat, address, "--pass-env", "RLCAT_NOT_SET_ANYWHERE")
+    assert missing.code == 2 and "RLC1013" in missing.err and fake.submitted == []
+    monkeypatch.setenv("WANDB_API_KEY", "sk-secret")
+    result = submit(rlcat, address, "--pass-env", "WANDB_API_KEY")
+    assert result.code == 0, result.err
+    [body] = fake.submitted
+    assert body["runtime_env"]["env_vars"]["WANDB_API_KEY"] == "sk-secret"
+    assert body["metadata"]["rlcat_pass_env"] == "WANDB_API_KEY" and "sk-secret" not in result.err
+
+
 def test_wait_streams_logs_and_returns_success(rlcat: Run, fake_ray: Any, no_sleep: None) -> None:
     _, address = fake_ray(["PENDING", "RUNNING", "SUCCEEDED"])
     result = submit(rlcat, address, "--wait")

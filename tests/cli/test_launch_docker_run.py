@@ -23,7 +23,7 @@ from rlcat.docsite.platforms import docker_run_line
 from rlcat.model.platform import PlatformProfile
 from rlcat.syntax.docker_run import docker_run_flags
 
-from conftest import REPO, Result
+from conftest import REPO, SLURM_SITE, Result
 
 Run = Callable[..., Result]
 SHIPPED = (REPO / "catalog" / "platforms" / "rocm.yaml").read_text(encoding="utf-8")
@@ -53,7 +53,7 @@ def _line_of(text: str, entry: str) -> int:
 def _launch(rlcat: Run, tmp_path: Path, *extra: str) -> Result:
     return rlcat(
         "launch", "ppo_qwen2_7b_gsm8k_2x8", "--platform", "hostile", "--catalog", str(tmp_path),
-        "--target", "slurm", "--ray-auth-mode", "disabled", "--container", "docker", *extra,
+        "--target", "slurm", "--ray-auth-mode", "disabled", "--container", "docker", *SLURM_SITE, *extra,
     )  # fmt: skip
 
 
@@ -160,7 +160,7 @@ def _docker_argv(text: str, tmp_path: Path) -> list[str]:
     (fake / "docker").write_text(FAKE_DOCKER.format(python=python))
     (fake / "docker").chmod(0o755)
     record = tmp_path / "docker.json"
-    env = {"PATH": f"{fake}:/usr/bin:/bin", "RECORD": str(record)}
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "RECORD": str(record), "HOME": str(tmp_path / "home")}
     done = subprocess.run(
         ["bash", "-c", text],
         env=env,
@@ -183,6 +183,10 @@ def test_docker_receives_the_words_that_were_judged(rlcat: Run, tmp_path: Path) 
     words = [w for entry in docker_run_flags(profile["docker_run"]).words for w in entry]
     assert received[4 : 4 + len(words)] == words
     assert words[4:10] == ["-e", "A=1 2", "-e", "B", "--label", "rlcat.note=x y"]
+    # the mounts as the node's bash resolves them, and the host's HOME and working folder
+    home = str(tmp_path / "home")
+    assert received[received.index("-v") + 1] == f"{home}/data:{home}/data"
+    assert received[received.index("-w") - 4 : received.index("-w") + 1] == ["-e", "HOME", "-e", "PWD", "-w"]
 
 
 def test_the_docs_page_line_runs_the_same_words(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Result
+from conftest import SLURM_SITE, Result
 
 Run = Callable[..., Result]
 PAGES = Path(__file__).resolve().parents[2] / "docs" / "launch"
@@ -80,9 +80,19 @@ def test_seed_003_on_cuda_needs_an_image_and_an_auth_mode(rlcat: Run) -> None:
         and "--container docker needs an image, and the cuda profile names none" in (no_image.err)
     )
     cuda = rlcat(
-        *command, "--container", "docker", "--ray-auth-mode", "disabled", "--image", "REGISTRY/verl:TAG"
+        *command, "--container", "docker", "--ray-auth-mode", "disabled", "--image", "REGISTRY/verl:TAG",
+        *SLURM_SITE,
+    )  # fmt: skip
+    rocm = rlcat(
+        *command[:3],
+        "rocm",
+        *command[4:],
+        "--container",
+        "docker",
+        "--ray-auth-mode",
+        "disabled",
+        *SLURM_SITE,
     )
-    rocm = rlcat(*command[:3], "rocm", *command[4:], "--container", "docker", "--ray-auth-mode", "disabled")
     assert cuda.code == rocm.code == 0
     rocm_lines = set(rocm.out.replace(" env -u ROCR_VISIBLE_DEVICES", "").split("\n"))
     cuda_lines = set(cuda.out.split("\n"))
@@ -98,4 +108,6 @@ def test_seed_003_on_cuda_needs_an_image_and_an_auth_mode(rlcat: Run) -> None:
     assert differ == {
         "    verl-rocm:0.9.0.amd0-rocm sleep infinity ||",
         "    REGISTRY/verl:TAG sleep infinity ||",
+        "    rlcat-image verl-rocm:0.9.0.amd0-rocm docker missing ||",
+        "    rlcat-image REGISTRY/verl:TAG docker missing ||",
     }

@@ -19,7 +19,7 @@ import yaml
 
 from rlcat.catalog import Catalog
 
-from conftest import SEED_RECIPES, UPDATE_GOLDEN, Result
+from conftest import SEED_RECIPES, SLURM_SITE, UPDATE_GOLDEN, Result
 
 GOLDEN = Path(__file__).parent.parent / "golden_launch"
 SUFFIXES = {
@@ -61,6 +61,7 @@ def test_launch_golden(
     rlcat: Callable[..., Result], tmp_path: Path, recipe: str, platform: str, target: str
 ) -> None:
     args = ["launch", recipe, "--platform", platform, "--target", target, "--ray-auth-mode", "token"]
+    args += SLURM_SITE if target == "slurm" else ()
     result = rlcat(*args)
     if result.code != 0 and "RLC1011" in result.err:
         result = rlcat(*args, "--image", IMAGE)

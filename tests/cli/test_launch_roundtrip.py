@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from kuberay_chain import chain
 
 from rlcat.compile.assemble import Request, compile_request
-from rlcat.diagnostics import RlcatError, has_errors, printable
+from rlcat.diagnostics import RlcatError, Severity, has_errors, printable
 from rlcat.launch.base import Launch, LaunchOptions, Target
 from rlcat.launch.command import EnvVar, launch_command
 from rlcat.launch.kuberay import KubeRay
@@ -154,7 +154,7 @@ def _artifact(target: Target, value: str, env_value: str | None) -> tuple[Launch
         launch = _launch(value, env_value)
         findings = target.checks(launch)
         if has_errors(findings):
-            return launch, {d.code for d in findings}
+            return launch, {d.code for d in findings if d.severity >= Severity.ERROR}
         return launch, target.render(launch)
     except RlcatError as exc:
         return launch, {d.code for d in exc.diagnostics}

@@ -16,7 +16,7 @@ import pytest
 
 from rlcat.launch.slurm_container import CONTAINERS
 
-from conftest import UPDATE_GOLDEN, Result
+from conftest import SLURM_SITE, UPDATE_GOLDEN, Result
 
 GOLDEN = Path(__file__).parent.parent / "golden_launch" / "slurm-containers"
 RECIPE = "ppo_qwen2_7b_gsm8k_2x8"
@@ -35,7 +35,8 @@ def test_slurm_container_golden(
     image = ("--image", IMAGE[platform]) if platform in IMAGE else ()
     result = rlcat(
         "launch", recipe, "--platform", platform, "--target", "slurm", "--ray-auth-mode", "disabled",
-        "--container", container, "--network-interface", "ib0", "--mount", "/shared/data:/data", *image,
+        "--container", container, "--network-interface", "ib0", "--mount", "/shared/data:/data", *SLURM_SITE,
+        "--pass-env", "WANDB_API_KEY", "--setup", "module load rocm", "--sbatch-arg=--partition=gpu", *image,
     )  # fmt: skip
     assert result.code == 0, result.err
     script = tmp_path / "job.sbatch"

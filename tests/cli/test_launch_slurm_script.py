@@ -14,7 +14,7 @@ import pytest
 
 from rlcat.launch import slurm_submit
 
-from conftest import Result
+from conftest import SLURM_SITE, Result
 
 Run = Callable[..., Result]
 SEED = "ppo_qwen2_7b_gsm8k_2x8"
@@ -22,8 +22,9 @@ SEED = "ppo_qwen2_7b_gsm8k_2x8"
 
 def slurm(rlcat: Run, *args: str, recipe: str = SEED, platform: str = "rocm") -> Result:
     return rlcat(
-        "launch", recipe, "--platform", platform, "--target", "slurm", "--ray-auth-mode", "disabled", *args
-    )
+        "launch", recipe, "--platform", platform, "--target", "slurm", "--ray-auth-mode", "disabled",
+        *SLURM_SITE, *args,
+    )  # fmt: skip
 
 
 def _bash_ok(text: str, tmp_path: Path) -> None:
@@ -117,7 +118,7 @@ def test_hostile_values_stay_words(rlcat: Run, tmp_path: Path) -> None:
         ["bash", "-c", export + '; printf %s "$RLCAT_X"'], capture_output=True, text=True, check=True
     )
     assert shown.stdout == f'$(touch {pwned})`touch {pwned}`;"' and not pwned.exists()
-    assert "'reg/verl:1$(id)' sleep infinity" in result.out and "-v '/data/a b:/data'" in result.out
+    assert "'reg/verl:1$(id)' sleep infinity" in result.out and "-v '/data/a b':/data" in result.out
 
 
 def test_a_container_needs_an_image(rlcat: Run) -> None:

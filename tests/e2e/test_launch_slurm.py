@@ -24,6 +24,7 @@ import getpass
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -53,6 +54,7 @@ JOB_SECONDS = 240
 RECIPE = "gsm8k_qwen3_8b_fsdp"
 TWO_NODES = ("--set", "resources.nodes=2", "--set", f"resources.gpus_per_node={GPUS_PER_NODE}")
 TRICKY = "a b'c\"d;e|f&g*h?[i] {j} `k` $HOME \\l"
+SECRET = "s3cr3t-value-never-written"
 
 SLURM_CONF = """\
 ClusterName=rlcat
@@ -301,18 +303,28 @@ def _launch(rlcat: Callable[..., Result], name: str, *args: str) -> Result:
 
 
 def test_the_sbatch_runs_the_plan_on_both_nodes(
-    rlcat: Callable[..., Result], in_cluster: SlurmCluster
+    rlcat: Callable[..., Result], in_cluster: SlurmCluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     name = "slurm_delivered"
+    monkeypatch.setenv("RLCAT_SECRET", SECRET)  # the submitting shell's; passed by name only
     extra = (
         *TWO_NODES,
         "--set",
         f"env.RLCAT_PROBE={TRICKY}",
         "--override",
         "+trainer.rlcat_interp=${oc.env:HOME}/x",
+        "--pass-env",
+        "RLCAT_SECRET",
+        "--setup",
+        f"export RLCAT_SETUP_MARK={shlex.quote(TRICKY)}",
+        "--sbatch-arg=--comment=rlcat-e2e",
     )
     result = _launch(rlcat, name, *extra)
     assert result.code == 0, result.err + result.out[-5000:]
+    # the sbatch option reached sbatch (the controller keeps an ended job for MinJobAge seconds)
+    job = re.search(r"submitted Slurm job (\d+)", result.err)
+    assert job, result.err
+    assert "Comment=rlcat-e2e" in in_cluster.run("scontrol", "show", "job", job.group(1)).stdout
     assert "rlcat stand-in: ok" in result.out  # the job's output, followed
     assert "cluster ready: 2 node(s), 8 GPU(s)" in result.out
     assert "teardown (exit 0)" in result.out
@@ -332,8 +344,12 @@ def test_the_sbatch_runs_the_plan_on_both_nodes(
     script.write_text(emitted.out)
     assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0
     env = {"RLCAT_PROBE": TRICKY, "RAY_AUTH_MODE": "disabled"}
+    # the setup line ran before `ray start` and the trainer on each node; the passed variable
+    # arrived, and its value is in no artifact
+    env |= {"RLCAT_SETUP_MARK": TRICKY, "RLCAT_SECRET": SECRET}
     for where in [record["driver_env"], *(node["env"] for node in record["nodes"])]:
         assert {k: where.get(k) for k in env} == env
+    assert SECRET not in emitted.out and SECRET not in result.out and "RLCAT_SECRET" in emitted.out
     assert sorted(node["ip"] for node in record["nodes"]) == sorted(NODES.values())
     assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
     assert record["driver_env"]["RAY_ADDRESS"].startswith(NODES["n1"] + ":")
@@ -343,6 +359,10 @@ def test_the_sbatch_runs_the_plan_on_both_nodes(
 
 
 def test_a_job_slurm_refuses_is_a_diagnostic(rlcat: Callable[..., Result], in_cluster: SlurmCluster) -> None:
+    # an sbatch option of the command line reaches sbatch with --submit: a partition it has not
+    result = _launch(rlcat, "no_partition", *TWO_NODES, "--sbatch-arg=--partition=nosuch")
+    assert result.code == 1, result.err
+    assert "RLC1012" in result.err and "invalid partition" in result.err.lower(), result.err
     # more GPUs per node than the nodes have: sbatch refuses at once
     result = _launch(
         rlcat, "too_many_gpus", "--set", "resources.nodes=2", "--set", "resources.gpus_per_node=8"

@@ -10,7 +10,7 @@ from rlcat.cli.common import CatalogOpt, TableFormatOpt
 from rlcat.cli.report import catalog_for, write_output
 from rlcat.diagnostics import json_text
 from rlcat.emit.tables import render_table
-from rlcat.model.project import ProjectSettings
+from rlcat.model.project import LaunchSettings, ProjectSettings, SlurmLaunchSettings
 from rlcat.project import PROJECT_FILE, PYPROJECT, Project, default_platform, find_project, search_roots
 
 
@@ -59,6 +59,9 @@ def settings_rows(project: Project | None, catalog: list[Path] | None) -> list[d
     for name in ProjectSettings.model_fields:
         if name == "catalog":
             continue
+        if name == "launch":
+            rows += _launch_rows(project)
+            continue
         value: Any = getattr(settings, name)
         if name == "schemas":
             value = str(project.schemas) if project else value
@@ -76,11 +79,41 @@ def settings_rows(project: Project | None, catalog: list[Path] | None) -> list[d
     return rows
 
 
+# What an unset launch setting means (the value shown for it).
+_LAUNCH_DEFAULTS = {
+    "ray_auth_mode": "(none: every launch says --ray-auth-mode)",
+    "container": "docker when there is an image, else none",
+    "pull": "missing",
+}
+
+
+def _launch_rows(project: Project | None) -> list[dict[str, Any]]:
+    """One row per `[launch]` setting (`launch.mounts`, `launch.slurm.sbatch_args`, ...), each with
+    the project file's line that sets it, or `default`."""
+    settings = project.settings.launch if project else LaunchSettings()
+    rows = []
+    named: list[tuple[str, Any]] = [
+        (f"launch.{field}", getattr(settings, field))
+        for field in LaunchSettings.model_fields
+        if field != "slurm"
+    ]
+    named += [
+        (f"launch.slurm.{field}", getattr(settings.slurm, field))
+        for field in SlurmLaunchSettings.model_fields
+    ]
+    for setting, value in named:
+        shown = _LAUNCH_DEFAULTS.get(setting.rsplit(".", 1)[-1]) if value is None else value
+        rows.append(
+            {"setting": setting, "value": shown, "source": project.origin(setting) if project else "default"}
+        )
+    return rows
+
+
 def _shown(value: Any) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k}: {v}" for k, v in value.items()) or "(none)"
     if isinstance(value, list):
-        return ", ".join(map(str, value))
+        return ", ".join(map(str, value)) or "(none)"
     if value is None:
         return "(none)"
     return str(value).lower() if isinstance(value, bool) else str(value)

@@ -25,15 +25,19 @@ from rlcat.cli.report import print_diagnostics, write_output
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, has_errors
 from rlcat.launch.base import DEFAULT_EXCLUDES, Console, Launch, LaunchOptions
 from rlcat.launch.command import RAY_AUTH_MODES, launch_command
+from rlcat.launch.site import PULL_POLICIES, SiteArguments, read_site
 from rlcat.launch.slurm_container import CONTAINERS
 from rlcat.launch.targets import TARGETS
+from rlcat.project import find_project
 
 if TYPE_CHECKING:
     TargetName: TypeAlias = str
     AuthMode: TypeAlias = str
     ContainerName: TypeAlias = str
+    PullName: TypeAlias = str
 else:
     TargetName, AuthMode, ContainerName = one_of(TARGETS), one_of(RAY_AUTH_MODES), one_of(CONTAINERS)
+    PullName = one_of(PULL_POLICIES)
 
 _TARGETS_HELP = "; ".join(f"{name}: {target.summary}" for name, target in TARGETS.items())
 
@@ -48,7 +52,7 @@ _TARGETS_HELP = "; ".join(f"{name}: {target.summary}" for name, target in TARGET
 
   rlcat launch dapo_math_fsdp2_4_4 --platform rocm --target kuberay --ray-auth-mode token --emit rayjob.yaml
 
-  rlcat launch ppo_qwen2_7b_gsm8k_2x8 -p rocm --target slurm --ray-auth-mode disabled --emit job.sbatch
+  rlcat launch ppo_qwen2_7b_gsm8k_2x8 -t slurm --ray-auth-mode disabled --sbatch-arg=-pgpu --emit job.sbatch
 """,
 )
 def launch_cmd(
@@ -83,8 +87,9 @@ def launch_cmd(
         Optional[AuthMode],  # noqa: UP045
         typer.Option(
             "--ray-auth-mode",
-            help="RAY_AUTH_MODE of the launch, unless the plan's env sets it: always explicit, since "
-            "Ray 2.60 turns token auth on by itself when ~/.ray/auth_token exists.",
+            help="RAY_AUTH_MODE of the launch, unless the plan's env sets it (default: the project's "
+            "[launch].ray_auth_mode): always explicit, since Ray 2.60 turns token auth on by itself "
+            "when ~/.ray/auth_token exists.",
         ),
     ] = None,
     working_dir: Annotated[
@@ -113,13 +118,65 @@ def launch_cmd(
     container: Annotated[
         Optional[ContainerName],  # noqa: UP045
         typer.Option(
-            help="slurm: the container runtime on each node (default: docker when there is an image, "
-            "else none)."
+            help="slurm: the container runtime on each node (default: the project's [launch].container, "
+            "else docker when there is an image, else none)."
         ),
     ] = None,
     mount: Annotated[
         Optional[list[str]],  # noqa: UP045
-        typer.Option(help="slurm: a folder the containers see, SRC:DST (repeatable)."),
+        typer.Option(
+            help="slurm: a folder the containers see, SRC:DST or SRC:DST:ro, each absolute or after ~, "
+            "$HOME or $PWD (repeatable; adds to the project's [launch].mounts). Never /, a home as a "
+            "whole, a credential folder or a system folder (RLC1013)."
+        ),
+    ] = None,
+    in_image: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--in-image",
+            help="slurm: a folder of the plan's paths that lives in the image (repeatable), so no "
+            "mount needs to cover it (RLC1014).",
+        ),
+    ] = None,
+    allow_outputs_in_container: Annotated[
+        bool,
+        typer.Option(
+            "--allow-outputs-in-container",
+            help="slurm: accept that checkpoints and dumps outside every mount are lost with the "
+            "container (RLC1014 becomes a warning).",
+        ),
+    ] = False,
+    pass_env: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--pass-env",
+            help="slurm, ray-job: a variable the job gets by name from the submitting shell, its "
+            "value never written into the artifact (repeatable; adds to [launch].pass_env).",
+        ),
+    ] = None,
+    setup: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            help="slurm: a bash line run as written on each node before every command rlcat runs "
+            "there, in the container if any (module load, conda activate, source venv/bin/activate; "
+            "repeatable; after [launch].setup). One line that bash parses alone (RLC1013)."
+        ),
+    ] = None,
+    sbatch_arg: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--sbatch-arg",
+            help="slurm: an sbatch option for the job, --partition=gpu, --account=A, --time=4:00:00, "
+            "--qos=Q (repeatable; after [launch.slurm].sbatch_args; with --submit too). Options rlcat "
+            "sets itself (--nodes, --output, ...) are refused (RLC1013).",
+        ),
+    ] = None,
+    pull: Annotated[
+        Optional[PullName],  # noqa: UP045
+        typer.Option(
+            help="slurm, docker/podman: how each node gets the image before any container starts, as "
+            "docker's --pull (default: [launch].pull, else missing).",
+        ),
     ] = None,
     network_interface: Annotated[
         Optional[str],  # noqa: UP045
@@ -148,6 +205,16 @@ def launch_cmd(
     request = plan_request(recipe, platform, engine, mode, set_, override, allow_known_broken)
     compiled = compile_plan(request, catalog)
     print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
+    project = find_project()
+    defaults = project.settings.launch if project is not None else None
+    auth_where = None
+    if ray_auth_mode is None and defaults is not None and defaults.ray_auth_mode is not None:
+        ray_auth_mode, auth_where = defaults.ray_auth_mode, project.where("launch.ray_auth_mode")  # type: ignore[union-attr]
+    container = container or (defaults.container if defaults else None)
+    site = read_site(
+        project,
+        SiteArguments(mount or (), in_image or (), pass_env or (), setup or (), sbatch_arg or (), pull),
+    )
     options = LaunchOptions(
         address=address,
         working_dir=working_dir,
@@ -156,7 +223,8 @@ def launch_cmd(
         timeout=timeout,
         image=image,
         container=container,
-        mounts=tuple(mount or []),
+        site=site,
+        allow_outputs_in_container=allow_outputs_in_container,
         network_interface=network_interface,
         cpus_per_node=cpus_per_node,
     )
@@ -173,11 +241,20 @@ def launch_cmd(
     ):
         regenerate += [option, value] if value else []
     regenerate += [word for pattern in exclude or [] for word in ("--exclude", pattern)]
-    regenerate += [word for folder in mount or [] for word in ("--mount", folder)]
+    for option, values in (
+        ("--mount", mount),
+        ("--in-image", in_image),
+        ("--pass-env", pass_env),
+        ("--setup", setup),
+        ("--sbatch-arg", sbatch_arg),
+    ):
+        regenerate += [f"{option}={value}" for value in values or []]
+    regenerate += ["--pull", pull] if pull else []
+    regenerate += ["--allow-outputs-in-container"] if allow_outputs_in_container else []
     if entrypoint_cpus != 1.0:
         regenerate += ["--entrypoint-cpus", f"{entrypoint_cpus:g}"]
     chosen = TARGETS[target]
-    launch = Launch(compiled, launch_command(compiled, ray_auth_mode), options, tuple(regenerate))
+    launch = Launch(compiled, launch_command(compiled, ray_auth_mode, auth_where), options, tuple(regenerate))
     findings = chosen.checks(launch)
     if has_errors(findings):
         raise RlcatError(findings, ExitCode.FINDINGS)

@@ -18,6 +18,7 @@ from rlcat.lower.common import split_prefix
 from rlcat.lower.context import Lowered, Target
 from rlcat.lower.platform import platform_env, platform_tweaks, profile_names, required_env_conflicts
 from rlcat.lower.steps import lower
+from rlcat.model.catalog import ModelEntry
 from rlcat.model.plan import REMOVED, Layer, Origin, Plan, Setting, same_value
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
@@ -69,6 +70,8 @@ class Compiled:
     inputs: list[str] = field(default_factory=list)
     # the command line that makes this plan again (the shell script's "Regenerate with" line)
     regenerate: list[str] = field(default_factory=list)
+    # the catalog model the recipe trains (a launch warns when a gated one has no HF_TOKEN)
+    model: ModelEntry | None = None
 
     @property
     def env_vars(self) -> dict[str, str]:
@@ -169,6 +172,7 @@ def _compile(req: Request, catalog: Catalog, source: Source) -> Compiled:
         removed_by_guards + checked.dropped,
         guarded.fired,
         _inputs(resolved, profile_origin),
+        model=resolved.model,
     )
 
 

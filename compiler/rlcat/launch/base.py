@@ -12,6 +12,7 @@ from typing import ClassVar
 from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.launch.command import LaunchCommand
+from rlcat.launch.site import Site
 
 # What a refused YAML artifact (syntax.yaml_text: hidden characters, a `::` line) suggests instead.
 YAML_HINT = "use --target ray-job (JSON escapes it)"
@@ -52,12 +53,16 @@ class LaunchOptions:
     # skypilot, kuberay, slurm: the container image (default: the platform profile's `image`)
     image: str | None = None
     # slurm: the container runtime per node (slurm_container.CONTAINERS; None: docker when there
-    # is an image, else none), its mounts (SRC:DST), the interface that carries Ray, NCCL and Gloo,
-    # and the CPUs per node (None: whole nodes, `--exclusive`)
+    # is an image, else none), the interface that carries Ray, NCCL and Gloo, and the CPUs per node
+    # (None: whole nodes, `--exclusive`)
     container: str | None = None
-    mounts: tuple[str, ...] = ()
     network_interface: str | None = None
     cpus_per_node: int | None = None
+    # mounts, paths in the image, variables passed by name, setup lines, sbatch options, the pull
+    # policy (site.py), from the project file and the command line
+    site: Site = field(default_factory=Site)
+    # a container's checkpoints and dumps outside every mount are a warning, not an error (RLC1014)
+    allow_outputs_in_container: bool = False
 
 
 @dataclass(frozen=True)

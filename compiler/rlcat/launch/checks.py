@@ -14,6 +14,7 @@ from rlcat.diagnostics import Diagnostic, diag, printable
 from rlcat.inside import link_leaves
 from rlcat.launch.base import Launch
 from rlcat.launch.command import GpuPool
+from rlcat.launch.site import check_pass_env
 from rlcat.launch.verl_ray_env import keys_verl_sets
 
 # Ray refuses a working_dir package above 100 MiB (ray/_private/runtime_env/packaging.py,
@@ -262,3 +263,48 @@ def _place(bundles: list[int], free: list[float]) -> bool:
         best = min(fitting, key=lambda i: free[i])  # the tightest node keeps big nodes for big bundles
         free[best] -= bundle
     return True
+
+
+# Variables that carry a credential some plans need, and what needs them.
+WANDB_KEY = "WANDB_API_KEY"
+HF_TOKENS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
+
+
+def pass_env_conflicts(launch: Launch) -> list[Diagnostic]:
+    """RLC1013: a --pass-env name the plan's env sets (two values of one variable)."""
+    planned = [var.name for var in launch.command.env]
+    return [p for given in launch.options.site.pass_env if (p := check_pass_env(given, planned)) is not None]
+
+
+def missing_credentials(launch: Launch, where: str) -> list[Diagnostic]:
+    """RLC1015 (a warning): the plan logs to wandb without WANDB_API_KEY reaching the job, or trains
+    a model the catalog marks gated without HF_TOKEN; `where` says why the submitter's own
+    variables do not reach it (the caller decides that they do not)."""
+    reaching = {var.name for var in launch.command.env} | {g.text for g in launch.options.site.pass_env}
+    logger = next((o for o in launch.compiled.overrides if o.key.lstrip("+") == "trainer.logger"), None)
+    loggers = logger.setting.value if logger is not None else []
+    found = []
+    if isinstance(loggers, list) and "wandb" in loggers and WANDB_KEY not in reaching:
+        found.append(
+            diag(
+                "RLC1015",
+                f"the plan logs to wandb (trainer.logger), and {WANDB_KEY} does not reach the job: {where}; "
+                "wandb stops the trainer at start-up asking for a login",
+                key="trainer.logger",
+                hint=f"--pass-env {WANDB_KEY} (its value stays out of the artifact), or [launch].pass_env "
+                "in the project file",
+                **logger.setting.origin.position(),  # type: ignore[union-attr]
+            )
+        )
+    model = launch.compiled.model
+    if model is not None and model.gated and not reaching & set(HF_TOKENS):
+        found.append(
+            diag(
+                "RLC1015",
+                f"{model.hf_id} is gated on the Hugging Face hub, and HF_TOKEN does not reach the job: "
+                f"{where}; the download is refused (401)",
+                key="model",
+                hint="--pass-env HF_TOKEN, or a model folder the nodes already have",
+            )
+        )
+    return found

@@ -7,16 +7,18 @@ it only quotes the finished words for its reader (bash, POSIX sh, YAML, JSON).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import get_args
 
 from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, Where, diag
 from rlcat.emit.formats import override_texts, refuse_unwritable
+from rlcat.model.project import RayAuthMode
 from rlcat.syntax.bash import sh_line, shell_word
 
 # Ray's own switch for token authentication (Ray >= 2.52). Left unset, Ray 2.60 turns token auth on
 # by itself once a `~/.ray/auth_token` exists, and every client that assumed otherwise fails.
 RAY_AUTH_MODE = "RAY_AUTH_MODE"
-RAY_AUTH_MODES = ("disabled", "token")
+RAY_AUTH_MODES: tuple[str, ...] = get_args(RayAuthMode)
 
 
 @dataclass(frozen=True)
@@ -80,22 +82,25 @@ def ray_accelerator(family: str) -> str:
     return "NPU" if family == "npu" else "GPU"
 
 
-def launch_command(compiled: Compiled, auth_mode: str | None) -> LaunchCommand:
+def launch_command(
+    compiled: Compiled, auth_mode: str | None, auth_where: Where | None = None
+) -> LaunchCommand:
     """The argv and env of the plan, with RAY_AUTH_MODE made explicit.
 
     The mode is the plan's own RAY_AUTH_MODE (a recipe or platform env) or `auth_mode` (the command
-    line); neither, or two that differ, is RLC1006. Text no process can receive (a NUL, a lone
+    line, or the project's `[launch].ray_auth_mode` at `auth_where`); neither, or two that differ, is
+    RLC1006. Text no process can receive (a NUL, a lone
     surrogate, an env name that is not a shell name) is refused (RLC405), as the shell format does."""
     refuse_unwritable(compiled, argv=True)
     plan = compiled.plan
     argv = ("python3", "-m", plan.entrypoint, f"--config-name={plan.config_name}", *override_texts(compiled))
     env = [EnvVar(s.key, str(s.value), s.origin.position()) for s in compiled.env]
-    env += _auth_mode(env, auth_mode)
+    env += _auth_mode(env, auth_mode, auth_where or {"argument": "--ray-auth-mode"})
     resources = compiled.recipe.resources
     return LaunchCommand(argv, tuple(env), gpu_pools(compiled), resources.nodes, resources.gpus_per_node)
 
 
-def _auth_mode(env: list[EnvVar], auth_mode: str | None) -> list[EnvVar]:
+def _auth_mode(env: list[EnvVar], auth_mode: str | None, given: Where) -> list[EnvVar]:
     planned = next((v for v in env if v.name == RAY_AUTH_MODE), None)
     problem: Diagnostic | None = None
     if planned is None and auth_mode is None:
@@ -110,7 +115,8 @@ def _auth_mode(env: list[EnvVar], auth_mode: str | None) -> list[EnvVar]:
     elif planned is not None and auth_mode is not None and planned.value != auth_mode:
         problem = diag(
             "RLC1006",
-            f"--ray-auth-mode {auth_mode} differs from RAY_AUTH_MODE={planned.value} in the plan's env",
+            f"{'--ray-auth-mode' if 'argument' in given else '[launch].ray_auth_mode'} "
+            f"{auth_mode} differs from RAY_AUTH_MODE={planned.value} in the plan's env",
             hint="leave out --ray-auth-mode, or change the env where the plan sets it",
             **{**planned.where, "argument": planned.where.get("argument") or "--ray-auth-mode"},
         )
@@ -123,7 +129,7 @@ def _auth_mode(env: list[EnvVar], auth_mode: str | None) -> list[EnvVar]:
         )
     if problem:
         raise RlcatError([problem])
-    return [] if planned else [EnvVar(RAY_AUTH_MODE, str(auth_mode), {"argument": "--ray-auth-mode"})]
+    return [] if planned else [EnvVar(RAY_AUTH_MODE, str(auth_mode), given)]
 
 
 def gpu_pools(compiled: Compiled) -> tuple[GpuPool, ...]:

@@ -10,6 +10,7 @@ logs, and stops it on Ctrl-C or SIGTERM.
 
 from __future__ import annotations
 
+import os
 import shlex
 import time
 from pathlib import Path
@@ -63,6 +64,9 @@ def submission(launch: Launch) -> dict[str, Any]:
             "rlcat_command": shlex.join(launch.regenerate),
         },
     }
+    passed = [given.text for given in options.site.pass_env]
+    if passed:  # names only: the values join the body rlcat posts (passed_values), never the artifact
+        body["metadata"]["rlcat_pass_env"] = ",".join(passed)
     if options.entrypoint_cpus > 0:
         # entrypoint resources keep the NOSET variables in the driver's env (RLC1009)
         body["entrypoint_num_cpus"] = options.entrypoint_cpus
@@ -79,6 +83,10 @@ class RayJob(Target):
             *checks.dollar_in_env(launch),
             *checks.gpu_visibility(launch),
             *checks.noset_survives(launch),
+            *checks.pass_env_conflicts(launch),
+            *checks.missing_credentials(
+                launch, "a Ray job's env is its runtime env and the cluster's, not the submitting shell's"
+            ),
         ]
         folder = working_dir_path(launch.options)
         if folder is not None:
@@ -142,10 +150,12 @@ def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console)
         raise RlcatError(problems, ExitCode.FINDINGS)
     folder = working_dir_path(launch.options)
     ray_warnings: list[str] = []
+    body = submission(launch)
+    body["runtime_env"]["env_vars"].update(passed_values(launch))
     if folder is None:
-        submission_id = client.submit(submission(launch))
+        submission_id = client.submit(body)
     else:
-        submission_id, ray_warnings = client.submit_uploading(submission(launch))
+        submission_id, ray_warnings = client.submit_uploading(body)
     gpus = sum(per_node)
     console.tell(
         [
@@ -164,6 +174,25 @@ def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console)
         console.log(submission_id + "\n")
         return int(ExitCode.OK)
     return _follow(client, submission_id, launch, console)
+
+
+def passed_values(launch: Launch) -> dict[str, str]:
+    """The --pass-env variables from rlcat's own environment, for the body it posts (the job's
+    runtime env); one that is not set is RLC1013 before anything is submitted."""
+    missing = [g for g in launch.options.site.pass_env if g.text not in os.environ]
+    if missing:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC1013",
+                    f"{given.text} is not set here, and --pass-env sends this shell's value",
+                    hint=f"export {given.text} before rlcat launch ... --submit",
+                    **given.at(),
+                )
+                for given in missing
+            ]
+        )
+    return {g.text: os.environ[g.text] for g in launch.options.site.pass_env}
 
 
 # How long rlcat gives a stopped job to reach a final state before it reports the state it is in,

@@ -30,6 +30,7 @@ from rlcat.diagnostics import Diagnostic, Where, diag
 from rlcat.launch import checks
 from rlcat.launch.base import Console, Launch, Target, image_of
 from rlcat.launch.command import EnvVar, ray_accelerator
+from rlcat.launch.container_paths import container_path_problems
 from rlcat.launch.env_probe import SLURM_PROBE
 from rlcat.launch.skypilot import WAIT_FOR_CLUSTER
 from rlcat.launch.slurm_container import container_of, runtime
@@ -121,6 +122,16 @@ class Slurm(Target):
             *_allocation_problems(launch),
             *_interface_problems(launch),
             *_container_problems(launch),
+            *container_path_problems(launch, container_of(launch), launch.options.allow_outputs_in_container),
+            *checks.pass_env_conflicts(launch),
+            *(
+                checks.missing_credentials(
+                    launch,
+                    f"the {container_of(launch)} containers get the plan's env and the --pass-env names only",
+                )
+                if container_of(launch) in ("docker", "podman")
+                else []
+            ),
         ]
 
     def render(self, launch: Launch) -> str:
@@ -145,6 +156,7 @@ def _sbatch_header(launch: Launch) -> list[str]:
         if family == "npu"
         else f"#SBATCH --gpus-per-node={command.gpus_per_node}",
         f"#SBATCH --cpus-per-task={cpus}" if cpus else "#SBATCH --exclusive",
+        *(arg.line() for arg in launch.options.site.sbatch_args),
     ]
     return lines
 
@@ -175,7 +187,10 @@ def sbatch_script(launch: Launch) -> str:
     every_node = 'srun --overlap --nodes="$RLCAT_NODE_COUNT" --ntasks-per-node=1'
     run = runtime(launch, [var.name for var in env], every_node)
     srun_options = " ".join(run.srun_options)
-    prefix = " ".join([*run.prefix, *_visibility_unset(launch)])
+    setup = launch.options.site.setup
+    prefix = " ".join(
+        [*run.prefix, *_visibility_unset(launch), *(['bash -c "$RLCAT_SETUP" rlcat-setup'] if setup else [])]
+    )
     probe_args = " \\\n    ".join(f"{var.name} {shell_word(var.value)}" for var in env)
     shape = " + ".join(f"{p.name} {p.nnodes}×{p.gpus_per_node}" for p in command.pools)
     words = [shell_word(w) for w in command.argv]
@@ -297,6 +312,7 @@ def sbatch_script(launch: Launch) -> str:
         "trap 'exit 130' INT",
         "",
     ]
+    lines += _site_lines(launch, kind, every_node)
     if run.start:
         lines += [
             comment_line(
@@ -306,6 +322,7 @@ def sbatch_script(launch: Launch) -> str:
             *(f"{line} ||\n    die 'a node could not start its container'" for line in run.start),
             "",
         ]
+    lines += _tools_lines(_words(every_node, srun_options, prefix))
     lines += [
         comment_line("Env probe: each node's env, where Ray will start, holds the plan's values."),
         "read -r -d '' RLCAT_ENV_PROBE <<'RLCAT_ENV_PROBE' || true",
@@ -363,6 +380,95 @@ def sbatch_script(launch: Launch) -> str:
         'exit "$RLCAT_RC"',
     ]
     return "\n".join(lines) + "\n"
+
+
+# What each node checks before anything of Ray starts, as `bash -c` text with the image, the
+# runtime and the pull policy as its arguments: the image is there (or is pulled as the policy
+# says), else the job fails naming the node and the image.
+IMAGE_CHECK = """\
+image=$1 runtime=$2 pull=$3
+fail() { echo "rlcat: node $(hostname): $*" >&2; exit 1; }
+have() { "$runtime" image inspect "$image" >/dev/null 2>&1; }
+get() { "$runtime" pull "$image" >/dev/null; }
+case $pull in
+    always) get || fail "$runtime pull $image failed (--pull always)" ;;
+    missing) have || get || fail "no image $image, and $runtime pull $image failed (--pull missing)" ;;
+    never) have || fail "no image $image (--pull never: load or pull it on every node first)" ;;
+esac
+"""
+# What each node checks where its commands run (after the setup lines, in the container if any).
+TOOLS_CHECK = """\
+for tool in python3 ray; do
+    command -v "$tool" >/dev/null ||
+        { echo "rlcat: node $(hostname): no $tool on PATH (after the setup lines)" >&2; exit 1; }
+done
+"""
+
+
+def _site_lines(launch: Launch, kind: str, every_node: str) -> list[str]:
+    """The variables passed by name, checked; the setup lines; the image on every node (docker,
+    podman, a .sif file for apptainer); python3 and ray where the node's commands run."""
+    site = launch.options.site
+    lines: list[str] = []
+    if site.pass_env:
+        names = " ".join(given.text for given in site.pass_env)
+        lines += [
+            comment_line(
+                "Passed by name (--pass-env): sbatch gives the job the submitting shell's variables; "
+                "their values are never written here."
+            ),
+            f"for RLCAT_NAME in {names}; do",
+            "    [[ -v $RLCAT_NAME ]] ||",
+            '        die "$RLCAT_NAME is not in the job\'s environment (--pass-env): export it, then sbatch"',
+            "done",
+            "",
+        ]
+    if site.setup:
+        lines += [
+            comment_line(
+                "The setup lines (--setup, [launch].setup), run as written by bash on each node before "
+                "every command rlcat runs there (in the container, when there is one), then the command."
+            ),
+            "RLCAT_SETUP_LINES=(",
+            *(f"    {shell_word(given.text)}" for given in site.setup),
+            ")",
+            """printf -v RLCAT_SETUP '%s\\n' "${RLCAT_SETUP_LINES[@]}" 'exec "$@"'""",
+            "",
+        ]
+    image = image_of(launch) or ""
+    if kind in ("docker", "podman"):
+        lines += [
+            comment_line(f"The image on every node (--pull {site.pull}), before any container starts."),
+            "read -r -d '' RLCAT_IMAGE_CHECK <<'RLCAT_IMAGE_CHECK' || true",
+            IMAGE_CHECK + "RLCAT_IMAGE_CHECK",
+            f'{every_node} bash -c "$RLCAT_IMAGE_CHECK" \\',
+            f"    rlcat-image {shell_word(image)} {kind} {site.pull} ||",
+            "    die 'a node does not have the image (see above)'",
+            "",
+        ]
+    elif kind == "apptainer" and image.endswith(".sif"):
+        lines += [
+            comment_line("The image file on every node."),
+            f"{every_node} bash -c "
+            + shell_word(
+                '[[ -r $1 ]] || { echo "rlcat: node $(hostname) cannot read the image $1" >&2; exit 1; }'
+            )
+            + f" rlcat-image {shell_word(image)} ||",
+            "    die 'a node does not have the image (see above)'",
+            "",
+        ]
+    return lines
+
+
+def _tools_lines(in_node: str) -> list[str]:
+    return [
+        comment_line("python3 and ray on every node, where its commands run."),
+        "read -r -d '' RLCAT_TOOLS_CHECK <<'RLCAT_TOOLS_CHECK' || true",
+        TOOLS_CHECK + "RLCAT_TOOLS_CHECK",
+        f'{in_node} bash -c "$RLCAT_TOOLS_CHECK" ||',
+        "    die 'a node lacks python3 or ray (see above)'",
+        "",
+    ]
 
 
 def _words(*parts: str) -> str:

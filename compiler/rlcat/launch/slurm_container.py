@@ -6,23 +6,29 @@ same container (failure mode 8 of launch_facts: a driver outside the container t
 raylet). This module writes that function's body and the steps that start and remove containers:
 
 - docker, podman: one long-lived container per node (`run -d`), started with the platform profile's
-  `docker_run` flags and `-e NAME` for every plan env var, so the env is in the container before
-  `ray start` (failure mode 3: `exec -e` reaches the driver only); commands go through `exec`.
-- apptainer: `apptainer exec IMAGE` per command; apptainer passes the host env through.
+  `docker_run` flags and `-e NAME` for every plan env var and every `--pass-env` name, so the env is
+  in the container before `ray start` (failure mode 3: `exec -e` reaches the driver only), and with
+  the host's HOME and working folder (`-e HOME -e PWD -w "$PWD"`, as apptainer has them), so the
+  plan's `~`, `$PWD` and relative paths name the same folders as on the host; commands go
+  through `exec`.
+- apptainer: `apptainer exec IMAGE` per command; apptainer passes the host env through and binds
+  HOME, the working folder and /tmp.
 - pyxis: `srun --container-image=IMAGE --container-name=NAME`, a named container shared by the
-  job's steps on a node; pyxis passes the step's env through.
+  job's steps on a node, in the working folder; pyxis passes the step's env through.
 - none: the command as it is, in the step's env (the CI path: no container runtime runs there).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import get_args
 
 from rlcat.launch.base import Launch, image_of
+from rlcat.model.project import ContainerKind
 from rlcat.syntax.bash import shell_word
 from rlcat.syntax.docker_run import docker_run_flags
 
-CONTAINERS = ("docker", "podman", "apptainer", "pyxis", "none")
+CONTAINERS: tuple[str, ...] = get_args(ContainerKind)
 # the container's name on every node; one job, one name (a job id is unique on the cluster)
 CONTAINER_NAME = '"rlcat-$SLURM_JOB_ID"'
 
@@ -48,13 +54,15 @@ def runtime(launch: Launch, env_names: list[str], every_node: str) -> Runtime:
     is the `srun` prefix (escaped) that runs one task on each node of the job."""
     kind = container_of(launch)
     image = image_of(launch) or ""
-    mounts = launch.options.mounts
+    mounts = [mount.bash() for mount in launch.options.site.mounts]
     if kind in ("docker", "podman"):
+        passed = [given.text for given in launch.options.site.pass_env]
         run = [
             f"{kind} run -d --rm --name={CONTAINER_NAME}",
             *(" ".join(shell_word(word) for word in flag) for flag in _run_flags(launch, kind)),
-            *(f"-v {shell_word(mount)}" for mount in mounts),
-            *(f"-e {name}" for name in env_names),
+            *(f"-v {mount}" for mount in mounts),
+            *(f"-e {name}" for name in [*env_names, *passed]),
+            '-e HOME -e PWD -w "$PWD"',
             f"{shell_word(image)} sleep infinity",
         ]
         return Runtime(
@@ -65,12 +73,16 @@ def runtime(launch: Launch, env_names: list[str], every_node: str) -> Runtime:
     if kind == "apptainer":
         gpu_flag = "--rocm" if launch.compiled.profile.vendor == "amd" else "--nv"
         uri = image if image.endswith(".sif") or "://" in image else f"docker://{image}"
-        binds = [f"--bind={shell_word(mount)}" for mount in mounts]
+        binds = [f"--bind={mount}" for mount in mounts]
         return Runtime(prefix=("apptainer", "exec", gpu_flag, *binds, shell_word(uri)))
     if kind == "pyxis":
-        options = [f"--container-image={shell_word(image)}", f"--container-name={CONTAINER_NAME}"]
+        options = [
+            f"--container-image={shell_word(image)}",
+            f"--container-name={CONTAINER_NAME}",
+            '--container-workdir="$PWD"',
+        ]
         if mounts:
-            options.append(f"--container-mounts={shell_word(','.join(mounts))}")
+            options.append(f"--container-mounts={','.join(mounts)}")
         return Runtime(srun_options=tuple(options))
     return Runtime()
 

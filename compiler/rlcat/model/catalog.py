@@ -44,6 +44,11 @@ class ModelEntry(Strict):
         default="", description="Where the config.json values above were read (a URL or repository path)"
     )
     trust_remote_code: bool = False
+    gated: bool = Field(
+        default=False,
+        description="The hub asks for an accepted licence and a token (HF_TOKEN) before it serves the "
+        "model's files; a launch without HF_TOKEN passed warns (RLC1015)",
+    )
     notes: str = ""
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
+from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from rlcat.model.project import ProjectSettings
@@ -123,6 +124,9 @@ def project_file() -> str:
     tables: list[str] = []
     for name, info in ProjectSettings.model_fields.items():
         value = _shown_value(name, info)
+        if isinstance(value, BaseModel):
+            tables += _table(name, info, value)
+            continue
         if isinstance(value, dict):
             tables += ["", *_comment(info), f"# [{name}]"]
             tables += [f"# {_toml_key(key)} = {_toml(item)}" for key, item in value.items()]
@@ -131,6 +135,29 @@ def project_file() -> str:
         if value is not None:
             lines.append(f"# {name} = {_toml(value)}")
     return "\n".join([*lines, *tables]) + "\n"
+
+
+def _table(name: str, info: FieldInfo, value: BaseModel) -> list[str]:
+    """A settings table (`[launch]`, then its own tables, `[launch.slurm]`), every key described; a
+    key without a default value (None: TOML has no null) shows an example that stays a comment."""
+    lines = ["", *_comment(info), f"# [{name}]"]
+    inner: list[str] = []
+    for key, field in type(value).model_fields.items():
+        item = getattr(value, key)
+        if isinstance(item, BaseModel):
+            inner += _table(f"{name}.{key}", field, item)
+            continue
+        lines += _comment(field)
+        lines.append(
+            f"# {key} = {_toml(item)}" if item is not None else f"#   (unset; e.g. {key} = {_example(field)})"
+        )
+    return lines + inner
+
+
+def _example(field: FieldInfo) -> str:
+    """The first value a Literal-typed field takes, as TOML."""
+    choices = [a for arg in get_args(field.annotation) for a in get_args(arg)]
+    return _toml(choices[0]) if choices else '""'
 
 
 def _shown_value(name: str, info: FieldInfo) -> Any:

@@ -10,6 +10,7 @@ not know, followed by a word: docker would take that word as the image if the op
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -168,3 +169,57 @@ def _short(word: str, rest: list[str], index: int) -> list[DockerFlag]:
         found.append(DockerFlag(name, value, index))
         break
     return found
+
+
+# Host folders whose contents run as code, hold credentials, or control the host and its containers:
+# a bind mount of one of them, of a folder inside one, or of a folder that holds one (`/`, `/var`).
+SENSITIVE_HOST_PATHS = (
+    "/etc",
+    "/root",
+    "/home",
+    "/boot",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib64",
+    "/opt",
+    "/proc",
+    "/sys",
+    "/dev",
+    "/run",
+    "/var/run",
+    "/var/lib/docker",
+    "/var/lib/containerd",
+    "/var/lib/kubelet",
+)
+# Folders of a home that hold credentials: a launch may mount a data folder of a home
+# (`~/data`), never one of these, one inside them, or the home that holds them. `.ray` holds Ray's
+# auth_token; `.config` gcloud's, `.docker` registry logins, `.kube` cluster credentials.
+CREDENTIAL_FOLDERS = (
+    ".ssh", ".gnupg", ".aws", ".azure", ".config", ".docker", ".kube", ".netrc",
+    ".git-credentials", ".password-store", ".ray", ".local",
+)  # fmt: skip
+
+
+def host_path_hazard(path: str, *, home_data: bool = False) -> str | None:
+    """How `path` (a host path, `..` resolved) touches the sensitive host folders: "the host's root",
+    "in /etc", "holds /var/run"; None when it does not. With `home_data`, a folder inside a user's
+    home (`/home/USER/data`, `/root/data`) is allowed unless it is, or is inside, one of the
+    home's CREDENTIAL_FOLDERS: the rule of `rlcat launch --mount`, where data lives in homes."""
+    path = "/" + posixpath.normpath(path).lstrip("/")
+    if path == "/":
+        return "the host's root"
+    if home_data:
+        for home, depth in (("/root", 1), ("/home", 2)):  # /root/X, /home/USER/X
+            parts = path[len(home) + 1 :].split("/") if path.startswith(home + "/") else []
+            if len(parts) >= depth:
+                if parts[depth - 1] in CREDENTIAL_FOLDERS:
+                    return f"in the credential folder {'/'.join([home, *parts[:depth]])}"
+                return None
+    for folder in SENSITIVE_HOST_PATHS:
+        if path == folder or path.startswith(folder + "/"):
+            return f"in {folder}"
+        if folder.startswith(path + "/"):
+            return f"holds {folder}"
+    return None

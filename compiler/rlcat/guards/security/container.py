@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from rlcat.diagnostics import Severity
 from rlcat.guards.base import Context, Finding, Guard, register
 from rlcat.guards.security.environment import docker_run_variables
 from rlcat.guards.security.values import quoted
-from rlcat.syntax.docker_run import DockerFlag, DockerRunError, docker_run_flags
+from rlcat.syntax.docker_run import DockerFlag, DockerRunError, docker_run_flags, host_path_hazard
 
 ESCAPE_GUARD = "RLC904"
 ENV_GUARD = "RLC901"
@@ -28,28 +27,6 @@ class FlagHazard:
     effect: str
 
 
-# Host folders whose contents run as code, hold credentials, or control the host and its containers:
-# a bind mount of one of them, of a folder inside one, or of a folder that holds one (`/`, `/var`).
-SENSITIVE_HOST_PATHS = (
-    "/etc",
-    "/root",
-    "/home",
-    "/boot",
-    "/usr",
-    "/bin",
-    "/sbin",
-    "/lib",
-    "/lib64",
-    "/opt",
-    "/proc",
-    "/sys",
-    "/dev",
-    "/run",
-    "/var/run",
-    "/var/lib/docker",
-    "/var/lib/containerd",
-    "/var/lib/kubelet",
-)
 # Capabilities that reach past the container (docker run reference, Runtime privilege and Linux
 # capabilities; capabilities(7)): mounts and namespaces, kernel modules, raw I/O and memory, reading
 # any file by handle (the "shocker" escape), rebooting, eBPF programs.
@@ -69,20 +46,6 @@ HOST_NAMESPACES = {
 
 def _capability(name: str) -> str:
     return name.upper().removeprefix("CAP_")
-
-
-def _host_path(path: str) -> str | None:
-    """How `path` (a host path, `..` resolved) touches the sensitive host folders: "the host's root",
-    "in /etc", "holds /var/run"; None when it does not."""
-    path = "/" + posixpath.normpath(path).lstrip("/")
-    if path == "/":
-        return "the host's root"
-    for folder in SENSITIVE_HOST_PATHS:
-        if path == folder or path.startswith(folder + "/"):
-            return f"in {folder}"
-        if folder.startswith(path + "/"):
-            return f"holds {folder}"
-    return None
 
 
 def _mount_source(flag: DockerFlag) -> str | None:
@@ -112,7 +75,7 @@ def _escape(flag: DockerFlag) -> str | None:
         )
     if name in ("--volume", "--mount"):
         source = _mount_source(flag)
-        touches = _host_path(source) if source else None
+        touches = host_path_hazard(source) if source else None
         if touches is None:
             return None
         return f"mounts host folder {source} ({touches}) into the container: host code and credentials"
