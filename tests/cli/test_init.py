@@ -5,9 +5,11 @@ with the real pre-commit.)"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -229,10 +231,26 @@ def test_init_without_a_source_says_how_to_choose_one(
     rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO())  # no terminal: nobody to ask
     r = rlcat("init", "team")
     assert r.code == 2 and "--rlcat-source RLC105 error: say where" in r.err, r.err
     assert "not on the package index yet" in r.err and "git+URL@REV | wheels:DIR | index:URL" in r.err
     assert not (tmp_path / "team").exists()
+
+    # at a terminal, the person is asked; the answer is checked as the option is
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal("wheels:relative\nwheels:/srv/wheels\n"))
+    refused = rlcat("init", "team")
+    assert refused.code == 2 and "a wheel folder is absolute or a URL" in refused.err, refused.err
+    assert "Where do the team's pre-commit hooks and CI install rlcat from?" in refused.out
+    asked = rlcat("init", "team")
+    assert asked.code == 0, asked.err
+    assert read_project(tmp_path / "team" / "rlcat.toml").settings.rlcat_source == "wheels:/srv/wheels"
+    shutil.rmtree(tmp_path / "team")
+    monkeypatch.setattr("sys.stdin", io.StringIO())
     # a project file's source is checked where it is written, by every command that reads it
     (tmp_path / "rlcat.toml").write_text('strict = true\nrlcat_source = "wheels:here"\n')
     for args in (["init", "--force"], ["config"]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -66,8 +67,9 @@ def init_cmd(
 
 
 def chosen_source(text: str | None, folder: Path) -> RlcatSource:
-    """`--rlcat-source`, else what the repository's own rlcat.toml recorded; RLC105 when neither
-    says (a config that installs rlcat from where it is not would fail the team's first commit)."""
+    """`--rlcat-source`, else what the repository's own rlcat.toml recorded, else the answer of the
+    person at the terminal; RLC105 when none says (a config that installs rlcat from where it is not
+    would fail the team's first commit)."""
     if text is not None:
         try:
             return parse_rlcat_source(text)
@@ -78,6 +80,13 @@ def chosen_source(text: str | None, folder: Path) -> RlcatSource:
     project = find_project(folder) if (folder / PROJECT_FILE).is_file() else None
     if project is not None and project.settings.rlcat_source is not None:
         return parse_rlcat_source(project.settings.rlcat_source)  # checked when the file was read
+    if sys.stdin.isatty():  # a person at a terminal is asked; a script is told (below)
+        asked = typer.prompt(
+            "Where do the team's pre-commit hooks and CI install rlcat from?\n  "
+            + "\n  ".join(SOURCE_FORMS)
+            + "\n(rlcat is not on the package index yet)"
+        )
+        return chosen_source(asked.strip(), folder)
     raise RlcatError(
         [
             diag(
