@@ -19,6 +19,8 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from pre_commit.clientlib import load_config
 
 from rlcat import __version__ as VERSION
 from rlcat.cli.schemas import schema_files
@@ -164,6 +166,7 @@ def test_each_route_installs_rlcat_from_one_source_everywhere(
     r = rlcat("init", "team", "--rlcat-source", source)
     assert r.code == 0, r.err
     team = tmp_path / "team"
+    load_config(str(team / ".pre-commit-config.yaml"))  # pre-commit's own reader takes it
     (repo,) = _yaml(team / ".pre-commit-config.yaml")["repos"]
     if git:  # pre-commit's convention: rlcat's repository at a revision, its .pre-commit-hooks.yaml
         assert repo == {"repo": git[0], "rev": git[1], "hooks": [{"id": h["id"]} for h in (HOOK, LINT_HOOK)]}
@@ -176,6 +179,8 @@ def test_each_route_installs_rlcat_from_one_source_everywhere(
         }
     install = ["-m", "pip", "install", *pip_args]
     assert _bash_words(_install_step(team)) == install
+    requirement = Requirement(pip_args[-1])  # as pip reads it
+    assert requirement.name == "rlcat" and (requirement.url or "").removeprefix("git+") == "@".join(git or [])
     readme = (team / "README.md").read_text(encoding="utf-8")
     (block,) = re.findall(r"```bash\n(.*?)```", readme, re.S)
     assert _bash_words(block.splitlines()[0]) == install
