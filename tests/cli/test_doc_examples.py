@@ -1,11 +1,12 @@
-"""Every `rlcat ...` example of README.md and of the hand-written pages of docs/, run in-process
-against a fresh team repository made by `rlcat init` (one scaffold for the module, a copy of it per
-page), each page's examples in order, as a reader types them. The files an example reads are put
-where it names them first (INPUTS); once a plan is compiled into a run folder (`--run-dir`), the
-folder gets the metrics file the run would write. An example that cannot run here is listed in
-NOT_RUN with the reason; a page whose commands a test of its own runs is in RUN_BY_THEIR_TEST.
-(The generated pages hold none but docs/cli.md's, which are the help examples tests/cli/test_cli.py
-runs.)"""
+"""Every `rlcat ...` example of README.md and of the pages of docs/, run in-process against a fresh
+team repository made by `rlcat init` (one scaffold for the module, a copy of it per page), each
+page's examples in order, as a reader types them. The files an example reads are put where it names
+them first (INPUTS); once a plan is compiled into a run folder (`--run-dir`), the folder gets the
+metrics file the run would write. An example that cannot run here is listed in NOT_RUN with the
+reason; a page whose commands a test of its own runs is in RUN_BY_THEIR_TEST (docs/cli.md: the help
+examples). The generated catalog pages (docs/recipes/, platforms/, ...) show each cell's compile
+command inside tabs, indented: `rlcat docs build` ran that very compile to write the page
+(tests/e2e/test_docs_generate.py), so they are not examples a reader types in order."""
 
 from __future__ import annotations
 
@@ -63,7 +64,10 @@ NOT_RUN = {
     "(placeholders in capitals)",
 }
 # Pages whose commands a test of its own runs in order, checking more than their exit codes.
-RUN_BY_THEIR_TEST = {"docs/team-repository.md": "tests/cli/test_init.py::test_guide_commands_run_in_order"}
+RUN_BY_THEIR_TEST = {
+    "docs/team-repository.md": "tests/cli/test_init.py::test_guide_commands_run_in_order",
+    "docs/cli.md": "tests/cli/test_cli.py::test_help_examples_run",  # the help screens' examples
+}
 # Examples whose exit code is not 0, and why.
 EXIT_CODES = {
     # the page shows its findings
@@ -117,8 +121,7 @@ class Example:
 
 
 def _pages() -> list[Path]:
-    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
-    return [p for p in pages if not p.read_text(encoding="utf-8").startswith("<!-- Generated")]
+    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 
 
 def page_examples(page: Path) -> list[Example]:
@@ -126,7 +129,7 @@ def page_examples(page: Path) -> list[Example]:
     when the block has any), continuation lines joined, in order."""
     text = page.read_text(encoding="utf-8")
     found = []
-    for block in re.finditer(r"^```(bash|sh|shell|console)\n(.*?)^```$", text, re.M | re.S):
+    for block in re.finditer(r"^``` ?(bash|sh|shell|console)\n(.*?)^```$", text, re.M | re.S):
         start = text.count("\n", 0, block.start(2)) + 1
         lines = block.group(2).splitlines()
         prompted = block.group(1) == "console" and any(line.startswith("$ ") for line in lines)
@@ -139,7 +142,10 @@ def page_examples(page: Path) -> list[Example]:
         for number, line in joined:
             if prompted and not line.startswith("$ "):
                 continue
-            words = shlex.split(line.removeprefix("$ ") if prompted else line, comments=True)
+            command = line.removeprefix("$ ") if prompted else line
+            if "rlcat" not in command:
+                continue  # other tools' lines (a dataset's preprocessing, sbatch, kubectl)
+            words = shlex.split(command, comments=True)
             segments: list[list[str]] = [[]]
             for word in words:
                 segments.append([]) if word == "&&" else segments[-1].append(word)
