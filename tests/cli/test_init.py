@@ -5,9 +5,12 @@ with the real pre-commit.)"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +19,8 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from pre_commit.clientlib import load_config
 
 from rlcat import __version__ as VERSION
 from rlcat.cli.schemas import schema_files
@@ -32,6 +37,8 @@ else:  # pragma: no cover - Python 3.10
 
 Run = Callable[..., Result]
 PARENT = "gsm8k_qwen3_8b_fsdp"
+# where the repositories of these tests install rlcat from (nothing is installed here)
+SOURCE = "git+https://git.example.com/ml/rlcat.git@v0.1.0"
 SCAFFOLD = {
     ".github/workflows/rlcat.yml",
     ".pre-commit-config.yaml",
@@ -75,7 +82,7 @@ def team(rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository made by `rlcat init`, and the working folder."""
     monkeypatch.delenv("RLCAT_PATH", raising=False)
     monkeypatch.chdir(tmp_path)
-    r = rlcat("init", "team")
+    r = rlcat("init", "team", "--rlcat-source", SOURCE)
     assert r.code == 0, r.err
     monkeypatch.chdir(tmp_path / "team")
     return tmp_path / "team"
@@ -88,12 +95,11 @@ def test_init_writes_the_repository(team: Path, rlcat: Run) -> None:
         assert (team / "schemas" / name).read_text(encoding="utf-8") == text, name
     kinds = ("dataset", "model", "platform", "recipe", "result")
     assert sorted(schema_files()) == [f"{n}.schema.json" for n in kinds]
-    workflow = _yaml(team / ".github/workflows/rlcat.yml")
-    assert f'"rlcat=={VERSION}"' in str(workflow["jobs"]["validate"]["steps"])
     (repo,) = _yaml(team / ".pre-commit-config.yaml")["repos"]
     assert repo == {
-        "repo": "local",
-        "hooks": [{**hook, "additional_dependencies": [f"rlcat=={VERSION}"]} for hook in (HOOK, LINT_HOOK)],
+        "repo": "https://git.example.com/ml/rlcat.git",
+        "rev": "v0.1.0",
+        "hooks": [{"id": hook["id"]} for hook in (HOOK, LINT_HOOK)],
     }
     # what it wrote validates clean, and the commands find the team's recipe without options
     r = rlcat("validate", "recipes", "catalog")
@@ -104,7 +110,7 @@ def test_init_writes_the_repository(team: Path, rlcat: Run) -> None:
 
 def test_init_says_what_it_wrote(rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    r = rlcat("init")
+    r = rlcat("init", "--rlcat-source", "pypi")
     assert r.code == 0, r.err
     assert [line.removeprefix("wrote: ") for line in r.out.splitlines() if line.startswith("wrote: ")] == (
         sorted(SCAFFOLD)
@@ -112,20 +118,168 @@ def test_init_says_what_it_wrote(rlcat: Run, tmp_path: Path, monkeypatch: pytest
     assert "rlcat new NAME --from RECIPE" in r.out
 
 
+# --- where the team's repository installs rlcat from -------------------------------------------------
+
+# Each route: --rlcat-source, the hooks' repository entry in .pre-commit-config.yaml, and the pip
+# command CI's install step and the README run.
+ROUTES = {
+    "pypi": ("pypi", None, [f"rlcat=={VERSION}"]),
+    "git": (
+        "git+ssh://git@git.example.com/ml/rlcat.git@v0.1.0",
+        ("ssh://git@git.example.com/ml/rlcat.git", "v0.1.0"),
+        ["rlcat@git+ssh://git@git.example.com/ml/rlcat.git@v0.1.0"],
+    ),
+    "wheels": ("wheels:/shared/wheels", None, ["--find-links", "/shared/wheels", f"rlcat=={VERSION}"]),
+    "index": (
+        "index:https://pypi.example.com/simple",
+        None,
+        ["--index-url", "https://pypi.example.com/simple", f"rlcat=={VERSION}"],
+    ),
+    # every character a source may hold that bash, YAML or a URL give a meaning of their own
+    "quotes": (
+        "index:https://h.example.com/s;x='a'&b=(c)!*#[d]",
+        None,
+        ["--index-url", "https://h.example.com/s;x='a'&b=(c)!*#[d]", f"rlcat=={VERSION}"],
+    ),
+}
+
+
+def _install_step(team: Path) -> str:
+    steps = _yaml(team / ".github/workflows/rlcat.yml")["jobs"]["validate"]["steps"]
+    (step,) = [s for s in steps if s.get("name") == "Install rlcat"]
+    return str(step["run"])
+
+
+def _bash_words(command: str) -> list[str]:
+    """The words real bash passes to `python` for a command line (python made a printer)."""
+    script = "python() { printf '%s\\0' \"$@\"; }\n" + command
+    run = subprocess.run(["bash", "--norc", "-c", script], capture_output=True, check=True)
+    return run.stdout.decode().split("\0")[:-1]
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_each_route_installs_rlcat_from_one_source_everywhere(
+    rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, route: str
+) -> None:
+    source, git, pip_args = ROUTES[route]
+    monkeypatch.chdir(tmp_path)
+    r = rlcat("init", "team", "--rlcat-source", source)
+    assert r.code == 0, r.err
+    team = tmp_path / "team"
+    load_config(str(team / ".pre-commit-config.yaml"))  # pre-commit's own reader takes it
+    (repo,) = _yaml(team / ".pre-commit-config.yaml")["repos"]
+    if git:  # pre-commit's convention: rlcat's repository at a revision, its .pre-commit-hooks.yaml
+        assert repo == {"repo": git[0], "rev": git[1], "hooks": [{"id": h["id"]} for h in (HOOK, LINT_HOOK)]}
+    else:  # pip's options first in additional_dependencies: pre-commit passes them to pip as they are
+        options = [f"{pip_args[0]}={pip_args[1]}"] if len(pip_args) > 1 else []
+        pinned = [*options, f"rlcat=={VERSION}"]
+        assert repo == {
+            "repo": "local",
+            "hooks": [{**h, "additional_dependencies": pinned} for h in (HOOK, LINT_HOOK)],
+        }
+    install = ["-m", "pip", "install", *pip_args]
+    assert _bash_words(_install_step(team)) == install
+    requirement = Requirement(pip_args[-1])  # as pip reads it
+    assert requirement.name == "rlcat" and (requirement.url or "").removeprefix("git+") == "@".join(git or [])
+    readme = (team / "README.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"```bash\n(.*?)```", readme, re.S)
+    assert _bash_words(block.splitlines()[0]) == install
+    assert read_project(team / "rlcat.toml").settings.rlcat_source == source
+    # the project file holds the choice: the files are written again from it, the same
+    before = {name: (team / name).read_bytes() for name in _files(team)}
+    monkeypatch.chdir(team)
+    again = rlcat("init", "--force")
+    assert again.code == 0, again.err
+    assert {name: (team / name).read_bytes() for name in _files(team)} == before
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("git+https://h/x.git@v1\nrun: evil", "holds characters other than those of a URL"),
+        ("git+https://h/x.git@$(id)", "holds characters other than those of a URL"),
+        ("index:https://h/${{ secrets.TOKEN }}", "holds characters other than those of a URL"),
+        ("wheels:/srv/`id`", "holds characters other than those of a URL"),
+        ('index:https://h/"x', "holds characters other than those of a URL"),
+        ("wheels:wheels", "a wheel folder is absolute or a URL"),
+        ("git+https://h/x.git", "a git source is git+URL@REV"),
+        ("git+h/x.git@v1", "a git source is git+URL@REV"),
+        ("git+https://h/x.git@--upload-pack=x", "is not a tag, branch or commit name"),
+        ("index:ftp://h/simple", "not a source rlcat can install from"),
+        ("rlcat==0.1.0", "not a source rlcat can install from"),
+    ],
+    ids=[
+        "newline",
+        "command",
+        "expression",
+        "backtick",
+        "quote",
+        "relative",
+        "no-rev",
+        "no-scheme",
+        "option",
+        "ftp",
+        "pin",
+    ],
+)
+def test_init_refuses_a_source_no_file_could_carry(
+    rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    r = rlcat("init", "team", "--rlcat-source", source)
+    _clean(r)
+    assert r.code == 2 and "--rlcat-source RLC105 error: " in r.err and message in r.err, r.err
+    assert not (tmp_path / "team").exists()
+
+
+def test_init_without_a_source_says_how_to_choose_one(
+    rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO())  # no terminal: nobody to ask
+    r = rlcat("init", "team")
+    assert r.code == 2 and "--rlcat-source RLC105 error: say where" in r.err, r.err
+    assert "not on the package index yet" in r.err and "git+URL@REV | wheels:DIR | index:URL" in r.err
+    assert not (tmp_path / "team").exists()
+
+    # at a terminal, the person is asked; the answer is checked as the option is
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdin", Terminal("wheels:relative\nwheels:/srv/wheels\n"))
+    refused = rlcat("init", "team")
+    assert refused.code == 2 and "a wheel folder is absolute or a URL" in refused.err, refused.err
+    assert "Where do the team's pre-commit hooks and CI install rlcat from?" in refused.out
+    asked = rlcat("init", "team")
+    assert asked.code == 0, asked.err
+    assert read_project(tmp_path / "team" / "rlcat.toml").settings.rlcat_source == "wheels:/srv/wheels"
+    shutil.rmtree(tmp_path / "team")
+    monkeypatch.setattr("sys.stdin", io.StringIO())
+    # a project file's source is checked where it is written, by every command that reads it
+    (tmp_path / "rlcat.toml").write_text('strict = true\nrlcat_source = "wheels:here"\n')
+    for args in (["init", "--force"], ["config"]):
+        bad = rlcat(*args)
+        assert bad.code == 2, bad.err
+        assert "rlcat.toml:2" in bad.err and "a wheel folder is absolute or a URL" in bad.err, bad.err
+        assert "[rlcat_source]" in bad.err
+
+
 def test_project_file_documents_every_setting_at_its_default(team: Path) -> None:
-    """rlcat.toml sets nothing (every line commented out); uncommented, it still reads, with the
-    default values (examples aside)."""
+    """rlcat.toml sets only where rlcat is installed from (every other line commented out);
+    uncommented, it still reads, with the default values (examples aside)."""
     text = (team / "rlcat.toml").read_text(encoding="utf-8")
-    assert tomllib.loads(text) == {}
+    assert tomllib.loads(text) == {"rlcat_source": SOURCE}
     project = read_project(team / "rlcat.toml")
-    assert project.origins == {}
+    assert list(project.origins) == ["rlcat_source"]
     uncommented = "\n".join(re.sub(r"^# (?=\[|\w+ = )", "", line) for line in text.splitlines())
     (team / "rlcat.toml").write_text(uncommented, encoding="utf-8")
     document = tomllib.loads(uncommented)
     defaults = project.settings.model_dump(exclude_none=True)  # TOML has no null: those stay comments
     assert set(document) == set(defaults)
-    assert {k: v for k, v in document.items() if k != "allow"} == {
-        k: v for k, v in defaults.items() if k != "allow"
+    chosen = ("allow", "rlcat_source")
+    assert {k: v for k, v in document.items() if k not in chosen} == {
+        k: v for k, v in defaults.items() if k not in chosen
     }
     assert read_project(team / "rlcat.toml").settings.allow == {"RLC303": "our image carries SGLang"}
 
@@ -168,7 +322,7 @@ def test_init_refuses_to_overwrite_and_writes_nothing(
     (tmp_path / "README.md").write_text("ours\n")
     (tmp_path / "recipes").mkdir()
     (tmp_path / "recipes" / "my_first_recipe.yaml").write_text("name: my_first_recipe\n")
-    r = rlcat("init")
+    r = rlcat("init", "--rlcat-source", SOURCE)
     assert r.code == 2, r.out
     assert r.out == ""
     refused = [line.split(" ")[0] for line in r.err.splitlines() if "RLC106" in line]
@@ -177,7 +331,7 @@ def test_init_refuses_to_overwrite_and_writes_nothing(
     assert _files(tmp_path) == {"README.md", "recipes/my_first_recipe.yaml"}
     assert (tmp_path / "README.md").read_text() == "ours\n"
 
-    r = rlcat("init", "--force")
+    r = rlcat("init", "--force", "--rlcat-source", SOURCE)
     assert r.code == 0, r.err
     assert _files(tmp_path) == SCAFFOLD and (tmp_path / "README.md").read_text() != "ours\n"
 
@@ -196,7 +350,7 @@ def test_init_never_writes_through_a_link_or_onto_a_special_file(
     os.mkfifo(team / "rlcat.toml")  # opened, it would block
     monkeypatch.chdir(tmp_path)
     for force in ([], ["--force"]):
-        r = rlcat("init", "team", *force)
+        r = rlcat("init", "team", "--rlcat-source", SOURCE, *force)
         assert r.code == 2, r.out
         assert "team/recipes RLC106 error: a folder goes here, and this is a symbolic link" in r.err
         assert "team/README.md RLC106 error: a file goes here, and this is a symbolic link" in r.err
@@ -206,7 +360,7 @@ def test_init_never_writes_through_a_link_or_onto_a_special_file(
     assert _files(team) == {"recipes", "README.md", "catalog/models", "rlcat.toml"}
 
     (tmp_path / "plain").write_text("x\n")
-    r = rlcat("init", "plain")
+    r = rlcat("init", "plain", "--rlcat-source", SOURCE)
     assert r.code == 2 and "plain RLC106 error: not a folder; nothing was written" in r.err
 
 
@@ -227,14 +381,15 @@ def test_init_in_a_folder_with_a_hostile_name(
     rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    r = rlcat("init", "--", name) if name.startswith("-") else rlcat("init", name)
+    source = ("--rlcat-source", SOURCE)
+    r = rlcat("init", *source, "--", name) if name.startswith("-") else rlcat("init", name, *source)
     _clean(r)
     assert r.code == 0, r.err
     assert not any(line.startswith("::") for line in r.out.splitlines())
     assert _files(tmp_path / name) == SCAFFOLD
     monkeypatch.chdir(tmp_path / name)
     assert rlcat("validate", "recipes", "catalog").code == 0
-    again = rlcat("init", ".")
+    again = rlcat("init", ".", *source)
     _clean(again)
     assert again.code == 2
 

@@ -199,10 +199,7 @@ def test_runs_add_records_a_measured_result(
 def test_nothing_in_the_catalog_is_overwritten_without_force(
     rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    compile_run(rlcat, "runs/one")
-    write_metrics(workspace / "runs" / "one", training(10), monkeypatch)
-    assert rlcat("runs", "add", "runs/one", "--catalog", "team").code == 0
-    path = workspace / "team" / "catalog" / "results" / "gsm8k_qwen3_8b_fsdp-rocm-one.yaml"
+    _, path = record_one(rlcat, workspace, monkeypatch, training(10))
     before = path.read_bytes()
     write_metrics(workspace / "runs" / "one", training(15), monkeypatch)
     again = rlcat("runs", "add", "runs/one", "--catalog", "team")
@@ -254,6 +251,119 @@ def test_runs_compare_shows_plan_and_metric_differences(
     assert "did you mean the run folder runs/a or the result gsm8k_qwen3_8b_fsdp-rocm-a?" in short.err
     nothing = rlcat("runs", "compare", "zz", "runs/b")
     assert "give a run folder (runs/NAME" in nothing.err and "rlcat runs list" in nothing.err
+
+
+NOISY = 0.9600000000000001  # 0.3 + 0.66 in floating point: what a trainer's mean can log
+
+
+def record_one(
+    rlcat: Run,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    records: Iterator[tuple[int, dict[str, Any]]],
+    *compile_args: str,
+) -> tuple[Result, Path]:
+    """runs/one compiled with `compile_args`, its metrics `records`, recorded into team/: what
+    `runs add` said, and the results file."""
+    compile_run(rlcat, "runs/one", *compile_args)
+    write_metrics(workspace / "runs" / "one", records, monkeypatch)
+    added = rlcat("runs", "add", "runs/one", "--catalog", "team")
+    assert added.code == 0, added.err
+    return added, workspace / "team" / "catalog" / "results" / "gsm8k_qwen3_8b_fsdp-rocm-one.yaml"
+
+
+def _noisy() -> Iterator[tuple[int, dict[str, Any]]]:
+    return iter([*training(10), (10, {"val-core/openai/gsm8k/reward/mean@1": NOISY})])
+
+
+def test_a_results_file_travels_with_its_catalog(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, result = record_one(rlcat, workspace, monkeypatch, training(10))
+    name = result.stem
+    assert yaml.safe_load(result.read_text())["run"]["folder"] == "../runs/one"
+    # the catalog and its runs moved together to another checkout: the plan is found from the file
+    moved = workspace / "elsewhere"
+    moved.mkdir()
+    for folder in ("team", "runs"):
+        shutil.move(str(workspace / folder), str(moved / folder))
+    monkeypatch.chdir(moved / "team")
+    by_name = rlcat("runs", "compare", name, "../runs/one", "--catalog", ".")
+    assert by_name.code == 0 and "RLC1201" not in by_name.err, by_name.err
+    assert "plan: the same (fingerprint sha256:" in by_name.out
+    # a file written by an older rlcat holds an absolute path: still read as it is
+    moved_result = moved / "team" / "catalog" / "results" / f"{name}.yaml"
+    data = yaml.safe_load(moved_result.read_text())
+    data["run"]["folder"] = str(moved / "runs" / "one")
+    moved_result.write_text(yaml.safe_dump(data, sort_keys=False))
+    old = rlcat("runs", "compare", name, "../runs/one", "--catalog", ".")
+    assert old.code == 0 and "RLC1201" not in old.err and "plan: the same" in old.out, old.err
+    assert rlcat("validate", str(moved_result), "--catalog", ".").code == 0
+    # an absolute path that no longer leads to the run: compared without the plan, with a warning
+    data["run"]["folder"] = str(workspace / "runs" / "one")
+    moved_result.write_text(yaml.safe_dump(data, sort_keys=False))
+    gone = rlcat("runs", "compare", name, "../runs/one", "--catalog", ".")
+    assert gone.code == 0 and "RLC1201 warning" in gone.err and "run.folder" in gone.err
+
+
+def test_numbers_are_stored_as_measured_and_shown_rounded(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    added, result = record_one(rlcat, workspace, monkeypatch, _noisy())
+    name = result.stem
+    data = yaml.safe_load(result.read_text())
+    best = next(m for m in data["metrics"] if m["metric"] == "val_score_max")
+    assert best["value"] == NOISY  # the file keeps what the run logged, bit for bit
+    val = next(s for s in data["series"] if s["key"].startswith("val-core/"))
+    assert val["values"][-1] == NOISY
+    shown = [
+        added.out,
+        rlcat("runs", "show", name, "--catalog", "team").out,
+        rlcat("runs", "show", "runs/one").out,
+        rlcat("runs", "list", "--catalog", "team").out,
+        rlcat("results", "--catalog", "team", "--recipe", "gsm8k_qwen3_8b_fsdp").out,
+        rlcat("runs", "compare", name, "runs/one", "--catalog", "team").out,
+    ]
+    for text in shown:
+        assert "0.96" in text and repr(NOISY) not in text, text
+    as_json = json.loads(rlcat("runs", "show", name, "--catalog", "team", "-f", "json").out)
+    assert NOISY in [m["value"] for m in as_json["metrics"]]  # for programs: as stored
+
+
+def test_a_result_records_how_its_plan_was_compiled(
+    rlcat: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    override = "trainer.val_before_train=False"
+    args = ("--set", "batch.mini_batch_size=128", "--override", override)
+    added, result = record_one(rlcat, workspace, monkeypatch, _noisy(), *args)
+    name = result.stem
+    run = yaml.safe_load(result.read_text())["run"]
+    assert run["sets"] == ["batch.mini_batch_size=128"] and run["overrides"] == [override]
+    command = [
+        "rlcat", "compile", "gsm8k_qwen3_8b_fsdp", "--platform", "rocm",
+        "--set", "batch.mini_batch_size=128", "--override", override, "--run-dir", "runs/one",
+    ]  # fmt: skip
+    assert run["command"] == command
+    compiled_with = "compiled with: " + " ".join(command)
+    assert compiled_with in rlcat("runs", "show", name, "--catalog", "team").out
+    # the summary of `runs add`: a label on every figure, which set it is of, and the command
+    lines = added.out.splitlines()
+    assert lines[0] == f"recorded {name} in team/catalog/results/{name}.yaml:"
+    rows = {line.split("  ")[1].strip(): line for line in lines[1:] if line.startswith("  ")}
+    assert re.fullmatch(
+        r"  best validation score +0\.96 +openai/gsm8k, at step 10", rows["best validation score"]
+    )
+    assert re.fullmatch(r"  median step time +201 s +timing_s/step", rows["median step time"])
+    assert re.fullmatch(r"  training steps +10 steps", rows["training steps"].rstrip())
+    assert {"figure", "last validation score", "median throughput"} <= set(rows)
+    assert lines[-1] == compiled_with
+    # a plan.json that holds no command (written by hand, or by another tool) records none
+    plan_path = workspace / "runs" / "one" / "plan.json"
+    plan = json.loads(plan_path.read_text())
+    del plan["command"]
+    plan_path.write_text(json.dumps(plan))
+    bare = rlcat("runs", "show", "runs/one", "-f", "json")
+    assert bare.code == 0 and json.loads(bare.out)["run"]["command"] == [], bare.err
 
 
 def test_a_live_run_skips_its_half_written_line_with_a_note(

@@ -1,30 +1,35 @@
 """The `rlcat-validate` and `rlcat-lint-scripts` pre-commit hooks, installed and run by the real
 pre-commit in a throwaway repository, offline: pre-commit builds the hook's virtualenv with
-`pip install .` from a copy of this checkout (committed in a throwaway repository), and pip takes
-every distribution from the wheelhouse that `rlcat dev fetch-verl` downloads (rlcat.dev.hook_repo)."""
+`pip install .` from a bare mirror of this checkout at a tag (a copy committed in a throwaway
+repository, then `git clone --bare`), and pip takes every distribution from the wheelhouse that
+`rlcat dev fetch-verl` downloads (rlcat.dev.hook_repo). A team repository made by
+`rlcat init --rlcat-source git+file://MIRROR@TAG` commits through both hooks."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
+from e2e.hook_commits import break_a_recipe, first_commit, hook_result
+from rlcat import __version__ as VERSION
 from rlcat.dev import wheelhouse
-from rlcat.dev.hook_repo import git, offline_env, source_repo
+from rlcat.dev.hook_repo import bare_mirror, commit, git, offline_env, source_repo
 
-from conftest import REPO
+from conftest import REPO, Result
 
 HOOK_ID = "rlcat-validate"
 LINT_HOOK_ID = "rlcat-lint-scripts"
 LINT_DATA = REPO / "tests" / "data" / "lint"
 
 
-def _recipes_repo(root: Path, rlcat_src: Path, rev: str) -> int:
+def _recipes_repo(root: Path, rlcat_src: str, rev: str) -> int:
     """A user's recipes repository with one good and one bad recipe; returns the bad line's number."""
     (root / "recipes").mkdir(parents=True)
     seed = (REPO / "recipes" / "gsm8k_qwen3_8b_fsdp.yaml").read_text(encoding="utf-8")
@@ -37,7 +42,7 @@ def _recipes_repo(root: Path, rlcat_src: Path, rev: str) -> int:
     (root / "recipes" / "bad_recipe.yaml").write_text(bad, encoding="utf-8")
     bad_line = bad.splitlines().index("rollout_mode: async") + 1
     config = {
-        "repos": [{"repo": str(rlcat_src), "rev": rev, "hooks": [{"id": HOOK_ID}]}],
+        "repos": [{"repo": rlcat_src, "rev": rev, "hooks": [{"id": HOOK_ID}]}],
     }
     (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     (root / "README.md").write_text("recipes\n", encoding="utf-8")
@@ -58,17 +63,17 @@ def _pre_commit(root: Path, env: dict[str, str], *args: str) -> subprocess.Compl
     )
 
 
-# both hook tests on one worker: they share one source repository, so pre-commit builds the hook's
+# the hook tests on one worker: they share one mirror and tag, so pre-commit builds the hooks'
 # environment once (as on a user's machine, where the two hooks of one repo share it)
 pytestmark = pytest.mark.xdist_group("pre-commit")
 
 
 @dataclass(frozen=True)
 class HookSource:
-    """rlcat's hooks repository (a copy of this checkout), its commit, and pre-commit's offline
-    environment, whose home is shared by the hook tests."""
+    """rlcat's hooks repository (the file:// URL of a bare mirror of this checkout), its tag, and
+    pre-commit's offline environment, whose home is shared by the hook tests."""
 
-    repo: Path
+    repo: str
     rev: str
     env: dict[str, str]
     home: Path
@@ -78,8 +83,10 @@ class HookSource:
 def hook_source(tmp_path_factory: pytest.TempPathFactory) -> HookSource:
     scratch = tmp_path_factory.mktemp("hooks")
     env = _offline_env(scratch)
-    repo = scratch / "rlcat-src"
-    return HookSource(repo, source_repo(repo), env, scratch / "pre-commit-home")
+    source_repo(scratch / "rlcat-src")
+    tag = f"v{VERSION}"
+    mirror = bare_mirror(scratch / "rlcat-src", scratch / "rlcat.git", tag)
+    return HookSource(mirror, tag, env, scratch / "pre-commit-home")
 
 
 def _offline_env(tmp_path: Path) -> dict[str, str]:
@@ -126,6 +133,27 @@ def test_hook_flags_the_bad_recipe_offline(hook_source: HookSource, tmp_path: Pa
     _built_once(hook_source, output)
 
 
+def test_a_team_repository_commits_through_the_hooks_from_a_git_mirror(
+    hook_source: HookSource, tmp_path: Path, rlcat: Callable[..., Result]
+) -> None:
+    """The git install route, from an empty folder: `rlcat init --rlcat-source git+file://MIRROR@TAG`,
+    a launch script, `pre-commit install`, and the first `git commit` runs both hooks and passes;
+    a commit of a bad recipe is refused."""
+    team = tmp_path / "team"
+    init = rlcat("init", str(team), "--rlcat-source", f"git+{hook_source.repo}@{hook_source.rev}")
+    assert init.code == 0, init.err
+    (repo,) = yaml.safe_load((team / ".pre-commit-config.yaml").read_text(encoding="utf-8"))["repos"]
+    assert (repo["repo"], repo["rev"]) == (hook_source.repo, hook_source.rev)
+    first_commit(team, hook_source.env)
+    bad_line = break_a_recipe(team)
+    refused = commit(team, hook_source.env, "a bad recipe")
+    output = refused.stdout + refused.stderr
+    assert refused.returncode == 1 and hook_result(output, "rlcat validate") == "Failed", output
+    assert f"recipes/my_first_recipe.yaml:{bad_line}:1 RLC101 error: unknown field 'rollout_mode'" in output
+    assert git(team, "rev-list", "--count", "HEAD") == "1", "the bad recipe is not committed"
+    _built_once(hook_source, output)
+
+
 def _built_once(hook_source: HookSource, output: str) -> None:
     """The hooks' environment was built once, from the wheelhouse (pip could reach nothing else),
     and the later runs of either hook reused it."""
@@ -134,7 +162,7 @@ def _built_once(hook_source: HookSource, output: str) -> None:
     assert "Installing environment" not in output, output
 
 
-def _scripts_repo(root: Path, rlcat_src: Path, rev: str) -> int:
+def _scripts_repo(root: Path, rlcat_src: str, rev: str) -> int:
     """A team's repository of launch scripts: a good one, a bad one (`+` on a key verl has), and a
     shell script that launches nothing; returns the bad override's line."""
     scripts = root / "scripts"
@@ -144,7 +172,7 @@ def _scripts_repo(root: Path, rlcat_src: Path, rev: str) -> int:
     bad_line = (scripts / "bad.sh").read_text(encoding="utf-8").splitlines().index(
         "    +trainer.total_epochs=1 \\"
     ) + 1
-    config = {"repos": [{"repo": str(rlcat_src), "rev": rev, "hooks": [{"id": LINT_HOOK_ID}]}]}
+    config = {"repos": [{"repo": rlcat_src, "rev": rev, "hooks": [{"id": LINT_HOOK_ID}]}]}
     (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     (root / "README.md").write_text("launch scripts\n", encoding="utf-8")
     git(root, "init", "-q")

@@ -3,7 +3,9 @@
 the checkout; a recipe of the team's own with `rlcat new` and a model of its own in catalog/; every
 command finding the team's catalog without options; an error the child inherits from its parent
 reported on the child in every format; and the generated pre-commit config and workflow run as
-written — pre-commit for real, the workflow's `run:` steps in order, its `pip install` included."""
+written — the wheel-folder install route (`rlcat init --rlcat-source wheels:DIR`, DIR holding rlcat's
+wheel): the first `git commit` runs both hooks with the real pre-commit and passes, a bad recipe's
+commit is refused, and the workflow's `run:` steps run in order, its `pip install` included."""
 
 from __future__ import annotations
 
@@ -19,9 +21,11 @@ from typing import Any
 import pytest
 import yaml
 
+from e2e.hook_commits import break_a_recipe, first_commit, hook_result
 from rlcat import __version__ as VERSION
 from rlcat.dev import wheelhouse
-from rlcat.dev.hook_repo import clean_env, git
+from rlcat.dev.hook_repo import clean_env, commit, git
+from rlcat.model.project import parse_rlcat_source
 from rlcat.scaffold import WORKFLOW, team_files
 
 from conftest import REPO
@@ -124,7 +128,7 @@ def test_team_repository_from_the_installed_wheel(wheels: list[Path], tmp_path: 
     probe = _run(env, tmp_path, "python", "-c", "import rlcat; print(rlcat.__file__)")
     assert probe.stdout.startswith(str(tmp_path / "venv")), "the wheel's copy runs, not the checkout's"
 
-    init = _run(env, tmp_path, "rlcat", "init", "team")
+    init = _run(env, tmp_path, "rlcat", "init", "team", "--rlcat-source", f"wheels:{wheels[1]}")
     assert init.returncode == 0, init.stderr
     team = tmp_path / "team"
     readme = (team / "README.md").read_text(encoding="utf-8")
@@ -224,16 +228,24 @@ def test_generated_hook_and_workflow_work_as_written(wheels: list[Path], tmp_pat
     embedded = Path(virtualenv.__file__).parent / "seed" / "wheels" / "embed"
     assert list(embedded.glob("setuptools-*.whl")), embedded
     ci = {**_pip_env(tmp_path, wheels), **_venv(tmp_path / "runner")}
+    source = f"wheels:{wheels[1]}"  # the folder that holds rlcat's wheel
     # the workflow's install step, as generated, gives the fresh runner its rlcat
-    install_step = next(s for s in _workflow_runs_of_template() if "pip install" in s["run"])
+    install_step = next(s for s in _workflow_runs_of_template(source) if "pip install" in s["run"])
+    assert f"--find-links {wheels[1]} rlcat=={VERSION}" in install_step["run"]
     installed = _sh(install_step["run"], tmp_path, ci)
     assert installed.returncode == 0, installed.stderr
-    init = _run(ci, tmp_path, "rlcat", "init", "team")
+    init = _run(ci, tmp_path, "rlcat", "init", "team", "--rlcat-source", source)
     assert init.returncode == 0, init.stderr
     team = tmp_path / "team"
-    git(team, "init", "-q")
-    git(team, "add", "-A")
 
+    hook_env = {
+        **_pip_env(tmp_path, [wheels[0], embedded]),  # rlcat's wheel only from the config's folder
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "VIRTUALENV_OVERRIDE_APP_DATA": str(tmp_path / "virtualenv-app-data"),
+        "VIRTUALENV_NO_PERIODIC_UPDATE": "1",
+    }
+    # from the empty folder to the first commit: both hooks run and pass
+    first_commit(team, hook_env)
     steps = _workflow_runs(team)
     assert steps[0]["name"] == install_step["name"]
     for step in steps:
@@ -242,33 +254,32 @@ def test_generated_hook_and_workflow_work_as_written(wheels: list[Path], tmp_pat
     assert json.loads((team / "rlcat.sarif").read_text(encoding="utf-8"))["runs"][0]["results"] == []
     (team / "rlcat.sarif").unlink()
 
-    hook_env = {
-        **_pip_env(tmp_path, [*wheels, embedded]),
-        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-        "VIRTUALENV_OVERRIDE_APP_DATA": str(tmp_path / "virtualenv-app-data"),
-        "VIRTUALENV_NO_PERIODIC_UPDATE": "1",
-    }
-    passed = _pre_commit(team, hook_env)
-    assert passed.returncode == 0 and "rlcat validate" in passed.stdout and "Passed" in passed.stdout, (
-        passed.stdout + passed.stderr
-    )
-
     # the launch-script hook: a shell script that launches nothing passes, a bad launch fails
     scripts = team / "scripts"
-    scripts.mkdir()
     (scripts / "prepare_data.sh").write_text("#!/usr/bin/env bash\necho preparing\n", encoding="utf-8")
     git(team, "add", "-A")
     quiet = _pre_commit(team, hook_env)
-    assert quiet.returncode == 0 and _hook_result(quiet.stdout, "rlcat lint") == "Passed", quiet.stdout
+    assert quiet.returncode == 0 and hook_result(quiet.stdout, "rlcat lint") == "Passed", quiet.stdout
     bad = scripts / "run_grpo.sh"
     bad.write_text((REPO / "tests/data/lint/plus_misuse.sh").read_text(encoding="utf-8"), encoding="utf-8")
     git(team, "add", "-A")
     linted = _pre_commit(team, hook_env)
     assert linted.returncode == 1, linted.stdout + linted.stderr
-    assert _hook_result(linted.stdout, "rlcat lint") == "Failed", linted.stdout
-    assert _hook_result(linted.stdout, "rlcat validate") == "Passed", linted.stdout
+    assert hook_result(linted.stdout, "rlcat lint") == "Failed", linted.stdout
+    assert hook_result(linted.stdout, "rlcat validate") == "Passed", linted.stdout
     assert "scripts/run_grpo.sh:25:5 RLC408 error: " in linted.stdout, linted.stdout
     bad.unlink()
+    git(team, "add", "-A")
+    # a commit of a bad recipe is refused, the first commit stays the only one
+    recipe = team / "recipes" / "my_first_recipe.yaml"
+    good = recipe.read_text(encoding="utf-8")
+    bad_line = break_a_recipe(team)
+    refused = commit(team, hook_env, "a bad recipe")
+    output = refused.stdout + refused.stderr
+    assert refused.returncode == 1 and hook_result(output, "rlcat validate") == "Failed", output
+    assert f"recipes/my_first_recipe.yaml:{bad_line}:1 RLC101 error: unknown field" in output, output
+    assert git(team, "rev-list", "--count", "HEAD") == "1"
+    recipe.write_text(good, encoding="utf-8")
     git(team, "add", "-A")
 
     example = team / "recipes" / "my_first_recipe.yaml"
@@ -287,18 +298,10 @@ def test_generated_hook_and_workflow_work_as_written(wheels: list[Path], tmp_pat
     assert (team / "rlcat.sarif").is_file()
 
 
-def _hook_result(output: str, name: str) -> str | None:
-    """What pre-commit said of the hook named `name` (`rlcat lint......Passed`): Passed, Failed,
-    Skipped, or None when it did not run."""
-    for line in output.splitlines():
-        if line.startswith(name):
-            return line.rstrip().rsplit(".", 1)[-1].split(")")[-1]
-    return None
-
-
-def _workflow_runs_of_template() -> list[dict[str, Any]]:
-    """The workflow's steps as this checkout's rlcat writes them (the wheel's template is this file)."""
-    workflow = yaml.safe_load(team_files(VERSION)[WORKFLOW])
+def _workflow_runs_of_template(source: str) -> list[dict[str, Any]]:
+    """The workflow's steps as this checkout's rlcat writes them for `source` (the wheel's template is
+    this file)."""
+    workflow = yaml.safe_load(team_files(VERSION, parse_rlcat_source(source))[WORKFLOW])
     (job,) = workflow["jobs"].values()
     return [step for step in job["steps"] if "run" in step]
 

@@ -17,11 +17,11 @@ from rlcat.cli.common import (
     TableFormatOpt,
 )
 from rlcat.cli.report import catalog_for, print_diagnostics, write_output
-from rlcat.diagnostics import ExitCode, RlcatError, Severity, diag, has_errors, printable
+from rlcat.diagnostics import ExitCode, RlcatError, Severity, diag, has_errors
 from rlcat.project import find_project
 from rlcat.runs.plan_file import PLAN_FILE
 from rlcat.runs.record import read_run, write_result
-from rlcat.runs.render import render_comparison, render_result, render_runs, scalar_text
+from rlcat.runs.render import recorded_summary, render_comparison, render_result, render_runs
 from rlcat.runs.results import compare, find_result, load_results
 
 runs_app = typer.Typer(
@@ -106,12 +106,7 @@ def add_cmd(
     print_diagnostics(found)
     source = display_path(reading.plan.folder / PLAN_FILE)
     path = write_result(reading.result, root, catalog_folder, force=force, source=source)
-    figures = ", ".join(
-        f"{s.metric} {scalar_text(s)}"
-        for s in reading.result.metrics
-        if s.metric in ("val_score_max", "step_time_median", "steps")
-    )
-    write_output(printable(f"recorded {reading.result.name} in {path}: {figures}") + "\n")
+    write_output(recorded_summary(reading.result, path))
 
 
 @runs_app.command(

@@ -3,9 +3,12 @@
 A team's `.pre-commit-config.yaml` names a git repository of rlcat (`repo:`, `rev:`); pre-commit
 clones it and builds the hook's virtualenv with `pip install .`. :func:`source_repo` makes that
 repository from this checkout's working tree (committed or not), so the hooks file and the code are
-the ones under test; :func:`offline_env` is the environment pre-commit runs in, pip taking every
-distribution from the wheelhouse (wheelhouse.py, fetched by `rlcat dev fetch-verl`). The pre-commit
-test (tests/e2e/test_precommit.py) and the hook's benchmark (bench/precommit_lint.py) use both.
+the ones under test, and :func:`bare_mirror` the bare mirror of it at a tag that a team without
+network reaches (`rlcat init --rlcat-source git+file://MIRROR@TAG`); :func:`offline_env` is the
+environment pre-commit runs in, pip taking every distribution from the wheelhouse (wheelhouse.py,
+fetched by `rlcat dev fetch-verl`), and :func:`commit` a `git commit` that runs the hooks in it. The
+pre-commit tests (tests/e2e/test_precommit.py, test_team_repo.py) and the hook's benchmark
+(bench/precommit_lint.py) use them.
 """
 
 from __future__ import annotations
@@ -53,18 +56,29 @@ def offline_env(scratch: Path) -> dict[str, str]:
 
 def git(cwd: Path, *args: str) -> str:
     """Run git in `cwd` with a fixed identity and no signing; its output. RuntimeError if it fails."""
-    identity = ["-c", "user.name=rlcat test", "-c", "user.email=test@rlcat.invalid"]
-    run = subprocess.run(
-        ["git", *identity, "-c", "commit.gpgsign=false", *args],
-        cwd=cwd,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = _git(cwd, clean_env(), args)
     if run.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)} in {cwd}: {run.stderr}")
     return run.stdout.strip()
+
+
+def commit(cwd: Path, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
+    """`git commit -m message` in `cwd` with git's hooks (pre-commit's) run in `env`, as a user's
+    commit runs them: the completed process, whatever its exit code."""
+    return _git(cwd, env, ("commit", "-q", "-m", message))
+
+
+def _git(cwd: Path, env: dict[str, str], args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    identity = ["-c", "user.name=rlcat test", "-c", "user.email=test@rlcat.invalid"]
+    return subprocess.run(
+        ["git", *identity, "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
 
 
 def source_repo(dest: Path) -> str:
@@ -85,3 +99,11 @@ def source_repo(dest: Path) -> str:
     git(dest, "add", "-A")
     git(dest, "commit", "-q", "--no-verify", "-m", "rlcat under test")
     return git(dest, "rev-parse", "HEAD")
+
+
+def bare_mirror(source: Path, dest: Path, tag: str) -> str:
+    """`git clone --bare` of the repository `source` at `dest`, after tagging its HEAD `tag`; the
+    mirror's file:// URL, as pip and pre-commit both read it."""
+    git(source, "tag", tag)
+    git(dest.parent, "clone", "-q", "--bare", str(source), str(dest))
+    return dest.resolve().as_uri()

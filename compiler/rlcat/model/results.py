@@ -81,14 +81,36 @@ class Source(Strict):
     quote: Text | None = Field(default=None, description="The sentence that states the numbers, as written")
 
 
-class Run(Strict):
-    """Where a measured result came from: the run folder `rlcat runs add` read."""
+# One compile argument as the command line gave it (`--set batch.mini_batch_size=128`'s value)
+Argument = Annotated[str, StringConstraints(max_length=4096)]
 
-    folder: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+
+class Run(Strict):
+    """Where a measured result came from: the run folder `rlcat runs add` read, and how its plan was
+    compiled."""
+
+    folder: Annotated[str, StringConstraints(min_length=1, max_length=4096)] = Field(
+        description="The run folder, relative to the catalog folder the result is in (older results "
+        "may hold an absolute path)"
+    )
     metrics_file: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
     lines: NonNegativeInt = Field(description="Lines of the metrics file read")
     live: bool = Field(default=False, description="The run was still writing when it was read")
     hydra: bool = Field(default=False, description="A Hydra .hydra/ folder was read beside the plan")
+    sets: list[Argument] = Field(
+        default_factory=list, max_length=1000, description="The `--set` arguments the plan was compiled with"
+    )
+    overrides: list[Argument] = Field(
+        default_factory=list,
+        max_length=1000,
+        description="The `--override` arguments the plan was compiled with",
+    )
+    command: list[Argument] = Field(
+        default_factory=list,
+        max_length=4000,
+        description="The `rlcat compile` command that makes the run's plan again (platform, engine, "
+        "mode and catalog folders included)",
+    )
 
 
 class Scalar(Strict):

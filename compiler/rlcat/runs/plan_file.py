@@ -117,6 +117,17 @@ class RecordedPlan:
     def override_texts(self) -> list[str]:
         return list(self.data["overrides"])
 
+    @property
+    def command(self) -> list[str]:
+        """The `rlcat compile` command that wrote the plan (empty when plan.json holds none)."""
+        words = self.data.get("command")
+        return list(words) if isinstance(words, list) and all(isinstance(w, str) for w in words) else []
+
+    def arguments(self, option: str) -> list[str]:
+        """The values `option` (`--set`, `--override`) took in the command that wrote the plan."""
+        words = self.command
+        return [words[i + 1] for i in range(len(words) - 1) if words[i] == option]
+
 
 _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "recipe": str,

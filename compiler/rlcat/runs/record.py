@@ -113,11 +113,15 @@ def _result_data(  # noqa: PLR0917 - one reading's parts
         "date": _date(metrics_path),
         "kind": "measured",
         "run": {
+            # absolute until it is written: then relative to the catalog it goes to (write_result)
             "folder": os.path.abspath(run_dir),
             "metrics_file": metrics_path.name,
             "lines": metrics.lines,
             "live": metrics.live,
             "hydra": os.path.isdir(run_dir / ".hydra"),
+            "sets": plan.arguments("--set"),
+            "overrides": plan.arguments("--override"),
+            "command": plan.command,
         },
         "metrics": _scalars(metrics),
         "series": _series(metrics),
@@ -256,6 +260,9 @@ def write_result(
     catalog). `source` names the run's plan.json in a refusal."""
     rel = Path(catalog, KIND_DIRS["result"], f"{result.name}.yaml").as_posix()
     path = root / rel
+    if result.run is not None:  # a results file travels with its catalog, not with this checkout
+        run = result.run.model_copy(update={"folder": stored_folder(result.run.folder, root / catalog)})
+        result = result.model_copy(update={"run": run})
     shown = display_path(path)
     if os.path.lexists(path) and not force:
         raise RlcatError(
@@ -272,6 +279,17 @@ def write_result(
     _check_round_trip(text, result, shown)
     write_files(root, {rel: text}, overwrite=True)
     return path
+
+
+def stored_folder(folder: str, catalog: Path) -> str:
+    """A run folder as a results file stores it: relative to the catalog folder the file is in, so
+    the catalog and its runs can move together (absolute when there is no relative path, as from
+    one Windows drive to another)."""
+    try:
+        relative = os.path.relpath(os.path.abspath(folder), os.path.abspath(catalog))
+    except ValueError:
+        return Path(os.path.abspath(folder)).as_posix()
+    return Path(relative).as_posix()
 
 
 def _check_round_trip(text: str, result: Result, shown: str) -> None:

@@ -13,6 +13,7 @@ from rlcat.diagnostics import json_text, printable
 from rlcat.emit.tables import render_diff, render_table
 from rlcat.model.results import Result, Scalar
 from rlcat.runs.results import Comparison, comparison_data, result_data
+from rlcat.syntax.bash import shell_word
 
 _UNIT_SHOWN = {"fraction": "", "s": " s", "tokens/s/GPU": " tok/s/GPU", "steps": " steps", "ratio": "×"}
 
@@ -55,6 +56,47 @@ def _origin(result: Result) -> str:
     if result.source is not None:
         return result.source.url or result.source.title
     return result.run.folder if result.run is not None else "-"
+
+
+# What each metric is, in words (the `runs add` summary).
+METRIC_LABELS = {
+    "val_score_initial": "validation score before training",
+    "val_score_max": "best validation score",
+    "val_score_final": "last validation score",
+    "step_time_median": "median step time",
+    "throughput": "median throughput",
+    "steps": "training steps",
+}
+_SUMMARY_METRICS = ("val_score_max", "val_score_final", "step_time_median", "throughput", "steps")
+
+
+def recorded_summary(result: Result, path: Path) -> str:
+    """What `runs add` says it recorded: one labelled line per figure (each validation set on its
+    own), as people read the numbers (rounded; the file holds them as measured), and how the plan
+    was compiled."""
+    lines = [f"recorded {result.name} in {display_path(path)}:"]
+    rows = [
+        [METRIC_LABELS[s.metric], scalar_text(s), _of(s)]
+        for metric in _SUMMARY_METRICS
+        for s in result.metrics
+        if s.metric == metric
+    ]
+    text = "".join(printable(line) + "\n" for line in lines)
+    text += "".join(f"  {line}\n" for line in render_table(["figure", "value", "of"], rows).splitlines())
+    return text + "".join(printable(line) + "\n" for line in _compiled_with(result))
+
+
+def _of(s: Scalar) -> str:
+    """Which validation set or verl key a figure is of, and at which step."""
+    step = "" if s.at_step is None else f"at step {s.at_step}"
+    return ", ".join(part for part in (s.dataset or s.key or "", step) if part)
+
+
+def _compiled_with(result: Result) -> list[str]:
+    """The command line that compiled a measured run's plan, where the result records it."""
+    if result.run is None or not result.run.command:
+        return []
+    return ["compiled with: " + " ".join(shell_word(word) for word in result.run.command)]
 
 
 def render_results(results: list[tuple[Result, Path]], fmt: str) -> str:
@@ -123,6 +165,7 @@ def render_result(result: Result, path: Path | None, fmt: str) -> str:
         head.append(f"file {display_path(path)}")
     if result.fingerprint:
         head.append(f"plan fingerprint {result.fingerprint}")
+    head += _compiled_with(result)
     if result.run is not None and result.run.live:
         head.append("read while the run was still writing")
     rows = [

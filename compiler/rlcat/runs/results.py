@@ -13,7 +13,7 @@ from rlcat.catalog import KIND_DIRS, Catalog, display_path
 from rlcat.diagnostics import Diagnostic, Note, RlcatError, Severity, diag, did_you_mean
 from rlcat.emit.formats import UNFINGERPRINTED_ENV, UNFINGERPRINTED_KEYS
 from rlcat.emit.tables import render_diff
-from rlcat.model.results import Result, Scalar
+from rlcat.model.results import Result, Run, Scalar
 from rlcat.read.document import load_yaml
 from rlcat.resolve.entries import check_name, validate_document
 from rlcat.runs.plan_file import RecordedPlan, read_plan_file
@@ -96,6 +96,14 @@ def _no_such_run(ref: str, catalog: Catalog) -> Diagnostic:
     return diag("RLC202", f"'{ref}' is neither a run folder nor a recorded result", argument=ref, hint=hint)
 
 
+def run_folder(run: Run, path: Path, catalog: Catalog) -> Path:
+    """The run folder of a measured result read from `path`: relative to the catalog folder holding
+    the file (rlcat runs add writes it so); an older result's absolute path stays as it is."""
+    root = catalog.root_of(path)
+    folder = Path(run.folder)
+    return folder if root is None or folder.is_absolute() else root / folder
+
+
 @dataclass
 class Side:
     """One side of a comparison: how it was named, its result, and its plan when the folder is there."""
@@ -127,7 +135,7 @@ def side(ref: str, catalog: Catalog) -> Side:
             ]
         )
     try:
-        return Side(ref, result, read_plan_file(Path(result.run.folder)))
+        return Side(ref, result, read_plan_file(run_folder(result.run, path, catalog)))
     except RlcatError as exc:
         gone = diag(
             "RLC1201",
