@@ -1,0 +1,110 @@
+"""`--verl-native` with the real verl: validate, lint and compile hand what rlcat accepts to verl's
+own start-up checks, and a refusal is RLC450 at the line that set the value, verl's words quoted.
+
+Every command here borrows the session's verl 0.9.1 runner (conftest `verl_oracles`): the same runner
+a user's `--verl-python` starts (rlcat.native.process), whose start-up (importing verl) is paid once
+for the whole tier instead of once per command."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rlcat.cli import report
+from rlcat.native.checks import NativeChecks
+
+from conftest import REPO, Result, skip_without_oracle
+
+pytestmark = [pytest.mark.oracle, pytest.mark.xdist_group("verl-oracle")]
+
+Run = Callable[..., Result]
+VERL_ONLY_SCRIPT = REPO / "tests" / "data" / "lint" / "verl_only.sh"
+# a mistake rlcat's own checks let through and verl refuses: the rollout mode verl 0.9 removed
+# (tests/oracle/test_differential.py: removed_rollout_mode_sync)
+SYNC_RECIPE = """\
+name: sync_rollout
+extends: gsm8k_qwen3_8b_fsdp
+overrides:
+  actor_rollout_ref.rollout.mode: sync
+"""
+
+
+@pytest.fixture(scope="module")
+def verl_0_9_1(verl_oracles: dict[str, Any]) -> Any:
+    skip_without_oracle(verl_oracles, "0.9.1")
+    return verl_oracles["0.9.1"]
+
+
+@pytest.fixture
+def borrowed(verl_0_9_1: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Commands run with `--verl-python` get the session's runner of that interpreter; yields it."""
+    python = str(verl_0_9_1.python)
+    monkeypatch.setattr(
+        report,
+        "NativeChecks",
+        lambda given, say: NativeChecks(given, say, process=verl_0_9_1),
+    )
+    yield python
+
+
+def _findings(result: Result) -> list[dict[str, Any]]:
+    data: dict[str, Any] = json.loads(result.out)
+    findings: list[dict[str, Any]] = data["diagnostics"]
+    return findings
+
+
+def test_a_plan_verl_accepts_compiles_as_without(rlcat: Run, borrowed: str) -> None:
+    plain = rlcat("compile", "gsm8k_qwen3_8b_fsdp", "-p", "cuda")
+    judged = rlcat("compile", "gsm8k_qwen3_8b_fsdp", "-p", "cuda", "--verl-python", borrowed)
+    assert plain.code == judged.code == 0, judged.err
+    assert judged.out == plain.out
+    assert judged.err == plain.err
+
+
+def test_a_mistake_only_verl_catches_is_at_the_recipe_line(rlcat: Run, borrowed: str, tmp_path: Path) -> None:
+    recipe = tmp_path / "sync_rollout.yaml"
+    recipe.write_text(SYNC_RECIPE, encoding="utf-8")
+    alone = rlcat("validate", str(recipe), "-p", "cuda", "--format", "json")
+    assert alone.code == 0, f"rlcat refuses it by itself now: {alone.out}"
+    judged = rlcat(
+        "validate", str(recipe), "-p", "cuda", "--format", "json", "--verl-native", "--verl-python", borrowed
+    )
+    assert judged.code == 1, judged.out
+    (finding,) = _findings(judged)
+    assert finding["code"] == "RLC450" and finding["severity"] == "error"
+    assert (finding["file"], finding["line"], finding["col"]) == (str(recipe), 4, 3)
+    assert finding["key"] == "actor_rollout_ref.rollout.mode"
+    assert "verl 0.9.1 refuses it at start-up" in finding["message"]
+    assert "\"Rollout mode 'sync' has been removed." in finding["message"]
+    assert "verl/workers/config/rollout.py" in finding["hint"]
+
+
+def test_compile_stops_where_verl_would_not_start(rlcat: Run, borrowed: str, tmp_path: Path) -> None:
+    recipe = tmp_path / "sync_rollout.yaml"
+    recipe.write_text(SYNC_RECIPE, encoding="utf-8")
+    result = rlcat("compile", str(recipe), "-p", "cuda", "--verl-python", borrowed)
+    assert result.code == 1
+    assert result.out == ""  # no plan to launch
+    assert result.err.startswith(f"{recipe}:4:3 RLC450 error: verl 0.9.1 refuses it at start-up"), result.err
+
+
+def test_lint_points_at_the_script_line(rlcat: Run, borrowed: str) -> None:
+    alone = rlcat("lint", str(VERL_ONLY_SCRIPT), "--format", "json")
+    assert alone.code == 0, f"rlcat refuses it by itself now: {alone.out}"
+    judged = rlcat("lint", str(VERL_ONLY_SCRIPT), "--format", "json", "--verl-python", borrowed)
+    assert judged.code == 1, judged.out
+    (finding,) = _findings(judged)
+    assert finding["code"] == "RLC450"
+    assert (finding["file"], finding["line"], finding["col"]) == (str(VERL_ONLY_SCRIPT), 21, 5)
+    assert finding["key"] == "actor_rollout_ref.rollout.expert_parallel_size"
+    assert (
+        '"expert_parallel_size must be equal to tensor_model_parallel_size * data_parallel_size"'
+        in (finding["message"])
+    )
+    # the same finding for the terminal and for GitHub: verl's text reaches each through its escaping
+    github = rlcat("lint", str(VERL_ONLY_SCRIPT), "--format", "github", "--verl-python", borrowed)
+    assert "::error file=" in github.out and ",line=21," in github.out and "RLC450" in github.out
