@@ -8,6 +8,7 @@ for the whole tier instead of once per command."""
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,20 @@ def test_lint_points_at_the_script_line(rlcat: Run, borrowed: str) -> None:
         '"expert_parallel_size must be equal to tensor_model_parallel_size * data_parallel_size"'
         in (finding["message"])
     )
-    # the same finding for the terminal and for GitHub: verl's text reaches each through its escaping
+    # the same finding for GitHub: verl's text reaches it through the reporter's escaping
     github = rlcat("lint", str(VERL_ONLY_SCRIPT), "--format", "github", "--verl-python", borrowed)
     assert "::error file=" in github.out and ",line=21," in github.out and "RLC450" in github.out
+
+
+def test_docs_example_is_what_lint_prints(rlcat: Run, borrowed: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/lint.md's --verl-native console block, run from the repository with verl 0.9.1's
+    environment, prints exactly that."""
+    monkeypatch.chdir(REPO)
+    docs = (REPO / "docs" / "lint.md").read_text(encoding="utf-8")
+    block = docs.split("## verl's own checks", 1)[1].split("```console\n", 1)[1].split("```\n", 1)[0]
+    command, _, shown = block.partition("\n")
+    args = shlex.split(command)[2:]
+    # the page names the default place of the oracle's 0.9.1 environment; $RLCAT_ORACLE_HOME moves it
+    args[args.index("--verl-python") + 1] = borrowed
+    result = rlcat(*args)
+    assert result.code == 1 and result.out == shown, result.out

@@ -76,6 +76,7 @@ VerlPythonOpt = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option(
         "--verl-python",
+        metavar="PATH",
         readable=False,  # a missing interpreter is the one line --verl-native prints, not a usage error
         help="The Python interpreter that has verl (a training image's); implies --verl-native.",
     ),
