@@ -123,3 +123,23 @@ def test_docs_example_is_what_lint_prints(rlcat: Run, borrowed: str, monkeypatch
     args[args.index("--verl-python") + 1] = borrowed
     result = rlcat(*args)
     assert result.code == 1 and result.out == shown, result.out
+
+
+def test_a_model_folder_here_is_read_as_it_is(rlcat: Run, borrowed: str, tmp_path: Path) -> None:
+    """A model path that is a folder here is what verl reads (not the stand-in): its config.json,
+    which verl refuses here, at the script's line that names the folder."""
+    folder = tmp_path / "models" / "Qwen3-8B"
+    folder.mkdir(parents=True)
+    config = {"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM", "Qwen3ForSequenceClassification"]}
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    script = tmp_path / "run.sh"
+    text = (REPO / "tests" / "data" / "lint" / "clean.sh").read_text(encoding="utf-8")
+    script.write_text(text.replace("${MODEL_PATH:-Qwen/Qwen3-8B}", str(folder)), encoding="utf-8")
+    (finding,) = _findings(rlcat("lint", str(script), "--format", "json", "--verl-python", borrowed))
+    assert finding["code"] == "RLC450"
+    assert "Expect only one architecture" in finding["message"]
+    assert (finding["line"], finding["key"]) == (14, "actor_rollout_ref.model.path")
+    # the same path where no such folder is: the catalog's Qwen3-8B stands in, and verl accepts it
+    elsewhere = tmp_path / "elsewhere.sh"
+    elsewhere.write_text(text.replace("${MODEL_PATH:-Qwen/Qwen3-8B}", "/nowhere/Qwen3-8B"), encoding="utf-8")
+    assert _findings(rlcat("lint", str(elsewhere), "--format", "json", "--verl-python", borrowed)) == []

@@ -181,7 +181,8 @@ _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 def culprit(reply: Mapping[str, Any], ask: Ask) -> str | None:
     """The key of `ask` verl's refusal is about: the key it names, else the first key of the plan
     its message names whole (`actor_rollout_ref.rollout.mode`), else the key of the section it judged
-    whose name its message mentions first (`expert_parallel_size must be equal to ...`)."""
+    whose name its message mentions first (`expert_parallel_size must be equal to ...`), else the
+    section's `path` (a model section: the folder verl read)."""
     named = reply.get("key")
     if isinstance(named, str) and named in ask.origins:
         return named
@@ -200,6 +201,8 @@ def culprit(reply: Mapping[str, Any], ask: Ask) -> str | None:
         value = ask.values.get(key, "")
         rank = (found.start(), 0 if value and value in message else 1, key)
         best = rank if best is None or rank < best else best
+    if best is None and f"{section}.path" in ask.origins:
+        return f"{section}.path"  # the model folder verl read (actor_rollout_ref.model dataclass)
     return best[2] if best else None
 
 

@@ -76,6 +76,8 @@ class VerlProcess:
     def __exit__(self, *exc: object) -> None:
         process = self._process
         if process is not None:
+            if exc and exc[0] is not None:  # Ctrl-C, a failure: no wait for verl to finish importing
+                process.kill()
             if process.stdin:
                 with contextlib.suppress(BrokenPipeError):  # the runner is gone already
                     process.stdin.close()
