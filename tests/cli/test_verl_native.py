@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from rlcat.diagnostics import Severity
 from rlcat.native import process
-from rlcat.native.checks import Ask, culprit, has_verl
+from rlcat.native.checks import Ask, NativeChecks, culprit, findings, has_verl
 from rlcat.native.process import RunnerGone, VerlProcess
 
 from conftest import REPO, Result
@@ -97,3 +98,51 @@ def test_the_finding_is_at_the_key_verls_message_is_about() -> None:
     # the key verl's exception carries wins over all; a message about no key of the plan has none
     assert culprit({"message": message, "key": "trainer.n_gpus_per_node"}, ask) == "trainer.n_gpus_per_node"
     assert culprit({"message": "the tokenizer has no chat template", "section": rollout}, ask) is None
+
+
+def test_the_runner_gets_no_secret_of_rlcats_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config's `${oc.env:NAME}` is resolved by verl's checks, and a refusal quotes values: the
+    runner's environment holds what an interpreter needs, not a CI job's tokens."""
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    seen = tmp_path / "env.txt"
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\nenv > {seen}\n", encoding="utf-8")
+    python.chmod(0o755)
+    with VerlProcess(python, timeout=5) as runner, pytest.raises(RunnerGone):
+        runner.ready()  # it wrote its environment and ended without a greeting
+    names = {line.split("=", 1)[0] for line in seen.read_text(encoding="utf-8").splitlines()}
+    assert "GITHUB_TOKEN" not in names
+    assert {"PATH", "HOME"} <= names
+
+
+def test_a_plan_that_names_code_is_not_handed_to_verl(tmp_path: Path) -> None:
+    """A `_target_` is what Hydra instantiates when verl builds a section's dataclass: a pull request
+    could name any callable there. Such a plan is not asked (no runner even starts), and says so."""
+    said: list[str] = []
+    target = "actor_rollout_ref.rollout._target_"
+    ask = Ask(
+        "ppo_trainer",
+        ("algorithm.adv_estimator=grpo", f"{target}=os.system"),
+        {},
+        {target: {"file": "run.sh", "line": 9, "col": 5}},
+        {"file": "run.sh"},
+    )
+    with NativeChecks(tmp_path / "no-python", said.append) as native:
+        (finding,) = native.judge(ask)
+    assert said == [] and native.unavailable is None
+    assert (finding.code, finding.severity, finding.line) == ("RLC451", Severity.WARNING, 9)
+    assert finding.message == f"not handed to verl: {target} names code verl's checks would run"
+    assert Ask("ppo_trainer", ("hydra.searchpath=[file:///tmp]",), {}, {}, {}).names_code() is not None
+
+
+def test_verls_words_are_shown_as_every_finding_is() -> None:
+    """verl's message is quoted in a finding; whatever it holds, the finding is one line."""
+    ask = _ask("actor_rollout_ref.rollout.mode")
+    hostile = "mode 'x\n::error file=forged.py::owned\x1b[2J' removed"
+    (finding,) = findings({"verdict": "refused", "message": hostile, "type": "ValueError"}, ask, "0.9.1")
+    headline = finding.render().splitlines()[0]
+    assert "\x1b" not in headline and headline.count("::error") == 1 and "\\n::error" in headline
+    (late,) = findings({"verdict": "timeout", "message": "the case ran past its time"}, ask, "0.9.1")
+    assert (late.code, late.file) == ("RLC451", "run.sh")

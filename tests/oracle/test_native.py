@@ -139,6 +139,16 @@ def test_a_model_folder_here_is_read_as_it_is(rlcat: Run, borrowed: str, tmp_pat
     assert finding["code"] == "RLC450"
     assert "Expect only one architecture" in finding["message"]
     assert (finding["line"], finding["key"]) == (14, "actor_rollout_ref.model.path")
+    # with trust_remote_code the folder's Python would run: the stand-in is read instead
+    trusting = tmp_path / "trusting.sh"
+    trusting.write_text(
+        script.read_text(encoding="utf-8").replace(
+            "actor_rollout_ref.model.path=",
+            "actor_rollout_ref.model.trust_remote_code=True \\\n    actor_rollout_ref.model.path=",
+        ),
+        encoding="utf-8",
+    )
+    assert _findings(rlcat("lint", str(trusting), "--format", "json", "--verl-python", borrowed)) == []
     # the same path where no such folder is: the catalog's Qwen3-8B stands in, and verl accepts it
     elsewhere = tmp_path / "elsewhere.sh"
     elsewhere.write_text(text.replace("${MODEL_PATH:-Qwen/Qwen3-8B}", "/nowhere/Qwen3-8B"), encoding="utf-8")

@@ -25,8 +25,9 @@ CODE_NOTES = {
     "RLC450": "With `--verl-native` (validate, lint, compile): verl's own start-up checks refused what "
     "rlcat accepts; at the line that set the value, verl's message quoted (the options: "
     "[rlcat lint](cli.md#rlcat-lint); rlcat's guide to them: docs/lint.md, “verl's own checks”).",
-    "RLC451": "With `--verl-native`: a plan's checks ran past their time (60 s), or the process running "
-    "them stopped (the bounds: rlcat's docs/lint.md, “verl's own checks”).",
+    "RLC451": "With `--verl-native`: a plan's checks ran past their time (60 s), the process running "
+    "them stopped, or the plan was not handed to verl because an override names code its checks would "
+    "run (a `_target_`, a `hydra.` setting); rlcat's docs/lint.md, “verl's own checks”.",
 }
 GUARD_FAMILIES = {
     "5": "Platform known issues",

@@ -84,6 +84,16 @@ class Ask:
     # the values as text, to tell which key a message that names several is about
     values: Mapping[str, str] = field(default_factory=dict)
 
+    def names_code(self) -> str | None:
+        """The override that would make verl's checks run code the plan names, or None: a
+        `_target_` (the class verl builds a section into; Hydra calls whatever it names) or Hydra's
+        own settings (`hydra.searchpath` adds config folders)."""
+        for text in self.overrides:
+            key = text.split("=", 1)[0].lstrip("+~")
+            if key.split(".")[0] == "hydra" or key.rsplit(".", 1)[-1] == "_target_":
+                return text
+        return None
+
     def case(self) -> dict[str, Any]:
         return case("native", self.config_name, self.overrides, self.model, local_models=True)
 
@@ -162,6 +172,11 @@ class NativeChecks:
         key = json.dumps(ask.case(), sort_keys=True)
         if key in self._asked:
             return self._asked[key]
+        code = ask.names_code()
+        if code is not None:
+            where = ask.origins.get(code.split("=", 1)[0].lstrip("+~"), ask.at)
+            why = f"not handed to verl: {code.split('=', 1)[0]} names code verl's checks would run"
+            return [diag("RLC451", why, hint="verl's own checks run on plans that name no code", **where)]
         runner = self._runner()
         if runner is None:
             return []

@@ -31,6 +31,34 @@ RUNNER = Path(__file__).with_name("runner.py")
 MEMORY_LIMIT = 8 << 30
 
 
+#: The variables the runner gets from rlcat's environment: what an interpreter needs to start and
+#: find its libraries (a training image's CUDA or ROCm ones), and HOME, which verl's default paths
+#: read (`${oc.env:HOME}`). No other: a config's `${oc.env:NAME}` is resolved by verl's checks and a
+#: refusal quotes values, so a CI job's secrets must not be there to read.
+KEPT_ENV = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "LD_LIBRARY_PATH",
+    "PYTHONPATH",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "CUDA_HOME",
+    "ROCM_PATH",
+    "HF_HOME",
+)
+
+
+def runner_env() -> dict[str, str]:
+    """The runner's environment: :data:`KEPT_ENV` from rlcat's own, no bytecode written."""
+    kept = {name: os.environ[name] for name in KEPT_ENV if name in os.environ}
+    return {**kept, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
 class RunnerGone(RuntimeError):
     """The runner stopped answering: it exited (verl does not import), or ran past its time and was
     killed (`late`). The message ends with the last line it logged."""
@@ -66,7 +94,7 @@ class VerlProcess:
                 text=True,
                 cwd=tmp,
                 start_new_session=True,  # the terminal's Ctrl-C reaches rlcat, which ends the runner
-                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+                env=runner_env(),
             )
         # limited once started (no code between fork and exec: rlcat runs threads); the runner
         # spends its first seconds importing, long before it could reach the limit

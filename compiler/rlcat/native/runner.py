@@ -199,6 +199,26 @@ def _local_model(cfg: Any, path: str) -> bool:
     return isinstance(value, str) and bool(value) and (Path(value).expanduser() / "config.json").is_file()
 
 
+def trusts_remote_code(cfg: Any) -> bool:
+    """Whether any `trust_remote_code` of the config is not plainly false (an interpolation counts
+    as true: only running would tell)."""
+    found = False
+
+    def walk(node: Any) -> None:
+        nonlocal found
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "trust_remote_code" and value not in (False, None, "false", "False"):
+                    found = True
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(OmegaConf.to_container(cfg, resolve=False))
+    return found
+
+
 def point_models_at(cfg: Any, folder: Path, keep_local: bool = False) -> list[str]:
     """Set every model, tokenizer and HF config path of `cfg` to `folder`, but for a value that
     refers to another key (it resolves to the path set there) and, with `keep_local`, a path to a
@@ -412,7 +432,9 @@ def check(verl_root: Path, models: Path, case: dict[str, Any]) -> dict[str, Any]
             cfg = compose(verl_root, case)
             reply["compose_seconds"] = round(time.monotonic() - start, 3)
             stand_in = model_folder(models, case.get("model") or {})
-            reply["model_keys"] = point_models_at(cfg, stand_in, bool(case.get("local_models")))
+            # a folder here is read as it is, but never with trust_remote_code: its Python would run
+            keep_local = bool(case.get("local_models")) and not trusts_remote_code(cfg)
+            reply["model_keys"] = point_models_at(cfg, stand_in, keep_local)
             ENTRIES[case.get("entry", "ppo")](stage, cfg)
         reply["verdict"] = "accepted"
     except Unsupported as exc:
