@@ -135,6 +135,8 @@ def test_a_plan_that_names_code_is_not_handed_to_verl(tmp_path: Path) -> None:
     assert (finding.code, finding.severity, finding.line) == ("RLC451", Severity.WARNING, 9)
     assert finding.message == f"not handed to verl: {target} names code verl's checks would run"
     assert Ask("ppo_trainer", ("hydra.searchpath=[file:///tmp]",), {}, {}, {}).names_code() is not None
+    nested = "+actor_rollout_ref.rollout.engine_kwargs.vllm.x={_target_:os.system,command:id}"
+    assert Ask("ppo_trainer", (nested,), {}, {}, {}).names_code() == nested
 
 
 def test_verls_words_are_shown_as_every_finding_is() -> None:

@@ -86,11 +86,12 @@ class Ask:
 
     def names_code(self) -> str | None:
         """The override that would make verl's checks run code the plan names, or None: a
-        `_target_` (the class verl builds a section into; Hydra calls whatever it names) or Hydra's
-        own settings (`hydra.searchpath` adds config folders)."""
+        `_target_` anywhere in it, key or value (the class verl builds a section into; Hydra calls
+        whatever it names, nested values too) or Hydra's own settings (`hydra.searchpath` adds
+        config folders)."""
         for text in self.overrides:
             key = text.split("=", 1)[0].lstrip("+~")
-            if key.split(".")[0] == "hydra" or key.rsplit(".", 1)[-1] == "_target_":
+            if key.split(".")[0] == "hydra" or "_target_" in text:
                 return text
         return None
 
