@@ -114,7 +114,7 @@ def test_the_runner_gets_no_secret_of_rlcats_environment(
         runner.ready()  # it wrote its environment and ended without a greeting
     names = {line.split("=", 1)[0] for line in seen.read_text(encoding="utf-8").splitlines()}
     assert "GITHUB_TOKEN" not in names
-    assert {"PATH", "HOME"} <= names
+    assert {"PATH", "HOME", "PWD"} <= names  # `$HOME` and `$PWD` paths resolve as a launch from here would
 
 
 def test_a_plan_that_names_code_is_not_handed_to_verl(tmp_path: Path) -> None:

@@ -84,6 +84,27 @@ def test_a_mistake_only_verl_catches_is_at_the_recipe_line(rlcat: Run, borrowed:
     assert "verl/workers/config/rollout.py" in finding["hint"]
 
 
+def test_a_refused_value_the_recipe_inherits_is_on_its_extends_line(
+    rlcat: Run, borrowed: str, tmp_path: Path
+) -> None:
+    """The built-in recipe made from verl's own Qwen3-30B-A3B example sets the rollout's expert
+    parallel size verl refuses (the differential tier's strict xfail): a team's child of it gets
+    the finding at its `extends:` line, where the value came from as a note, and `$PWD` paths
+    resolve in the runner as in a launch from here."""
+    child = tmp_path / "my_moe.yaml"
+    child.write_text(
+        "name: my_moe\nextends: dapo_qwen3_30b_a3b_base_dapo_math_megatron_1x8\n", encoding="utf-8"
+    )
+    judged = rlcat("validate", str(child), "-p", "cuda", "--format", "json", "--verl-python", borrowed)
+    assert judged.code == 1, judged.out
+    (finding,) = [f for f in _findings(judged) if f["severity"] == "error"]
+    assert (finding["code"], finding["file"], finding["line"]) == ("RLC450", str(child), 2)
+    assert finding["key"] == "actor_rollout_ref.rollout.expert_parallel_size"
+    assert [n["message"] for n in finding["notes"]] == [
+        "inherited from dapo_qwen3_30b_a3b_base_dapo_math_megatron_1x8, built-in, line 58"
+    ]
+
+
 def test_compile_stops_where_verl_would_not_start(rlcat: Run, borrowed: str, tmp_path: Path) -> None:
     recipe = tmp_path / "sync_rollout.yaml"
     recipe.write_text(SYNC_RECIPE, encoding="utf-8")

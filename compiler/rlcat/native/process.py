@@ -32,12 +32,14 @@ MEMORY_LIMIT = 8 << 30
 
 
 #: The variables the runner gets from rlcat's environment: what an interpreter needs to start and
-#: find its libraries (a training image's CUDA or ROCm ones), and HOME, which verl's default paths
-#: read (`${oc.env:HOME}`). No other: a config's `${oc.env:NAME}` is resolved by verl's checks and a
-#: refusal quotes values, so a CI job's secrets must not be there to read.
+#: find its libraries (a training image's CUDA or ROCm ones), and HOME and PWD, which the paths of
+#: verl's defaults and rlcat's plans read (`${oc.env:HOME}`, `${oc.env:PWD}`). No other: a config's
+#: `${oc.env:NAME}` is resolved by verl's checks and a refusal quotes values, so a CI job's secrets
+#: must not be there to read.
 KEPT_ENV = (
     "PATH",
     "HOME",
+    "PWD",
     "USER",
     "LANG",
     "LC_ALL",
@@ -56,6 +58,8 @@ KEPT_ENV = (
 def runner_env() -> dict[str, str]:
     """The runner's environment: :data:`KEPT_ENV` from rlcat's own, no bytecode written."""
     kept = {name: os.environ[name] for name in KEPT_ENV if name in os.environ}
+    # the folder rlcat runs in, where a launch from here would run (the runner's own is a temporary one)
+    kept.setdefault("PWD", os.getcwd())
     return {**kept, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
