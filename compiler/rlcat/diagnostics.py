@@ -90,6 +90,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC408": ("'+' adds a key verl's config already has", Severity.ERROR),
     "RLC409": ("'+' adds a key to a section verl builds as a dataclass", Severity.ERROR),
     "RLC410": ("a value the release's dataclass refuses at start-up", Severity.ERROR),
+    # 45x: verl's own start-up checks, run with --verl-native (rlcat.native)
+    "RLC450": ("verl's own start-up checks refuse the plan", Severity.ERROR),
+    "RLC451": ("verl's own start-up checks did not judge the plan", Severity.WARNING),
     # 10xx: launch (rlcat.launch): checks before a launch starts, and what a submitted job did
     "RLC1001": ("launch target or action not available", Severity.ERROR),
     "RLC1002": ("plan needs more GPUs than the cluster has", Severity.ERROR),

@@ -432,16 +432,14 @@ def test_help_lists_every_option_and_ends_with_examples(rlcat: Run) -> None:
         for name in [*param.opts, *param.secondary_opts]:
             if name.startswith("-"):
                 assert name in result.out, name
-    assert result.out.rstrip().endswith(
-        "rlcat lint run.sh --verl 0.9.0 --env MODEL_PATH=/models/qwen3-8b --strict"
-    )
+    assert result.out.rstrip().endswith("rlcat lint run_qwen3_8b_grpo.sh --verl-native")
 
 
 def test_the_report_options_are_validates(rlcat: Run) -> None:
     """--format, --strict, --output and --catalog are declared once (cli/common.py) for the commands
     that check files and report findings: lint's read as validate's."""
     lint, validate = _params("lint"), _params("validate")
-    for name in ("fmt", "strict", "output", "catalog"):
+    for name in ("fmt", "strict", "output", "catalog", "verl_native", "verl_python"):
         same = ("opts", "secondary_opts", "help", "default", "multiple", "is_flag")
         assert [getattr(lint[name], a, None) for a in same] == [
             getattr(validate[name], a, None) for a in same

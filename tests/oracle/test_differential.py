@@ -44,9 +44,7 @@ def plan_verdicts(catalog_site: Site, verl_oracles: dict[str, Any]) -> dict[str,
     for cell in catalog_site.cells:
         if cell.compiled is not None:
             release = cell.compiled.profile.verl_index
-            by_release.setdefault(release, []).append(
-                case_for(cell_id(cell), cell.compiled, catalog_site.models)
-            )
+            by_release.setdefault(release, []).append(case_for(cell_id(cell), cell.compiled))
     judged = judge_all(verl_oracles, by_release)
     return {reply["id"]: (release, reply) for release, replies in judged.items() for reply in replies}
 
@@ -202,7 +200,7 @@ def test_rlcat_refuses_what_verl_refuses(
         compiled, extra, verdict = with_mistake(cell, mistake)
         assert compiled.profile.verl_index == "0.9.1"
         key = f"{cell_id(cell)} + {' '.join(mistake.overrides)}"
-        cases.append(case_for(key, compiled, catalog_site.models, extra=extra))
+        cases.append(case_for(key, compiled, extra=extra))
         rlcat_says[key] = verdict
     replies = verl_oracles["0.9.1"].judge(cases)
     # the mistake is one: verl refuses it, with its own message

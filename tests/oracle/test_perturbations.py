@@ -174,9 +174,9 @@ def judged(
         assert p.cell.compiled is not None
         release = p.cell.compiled.profile.verl_index
         case = (
-            case_for(str(p.number), compiled, catalog_site.models)
+            case_for(str(p.number), compiled)
             if compiled is not None
-            else case_for(str(p.number), p.cell.compiled, catalog_site.models, extra=p.overrides)
+            else case_for(str(p.number), p.cell.compiled, extra=p.overrides)
         )
         verdicts.append(verdict)
         by_release.setdefault(release, []).append(case)

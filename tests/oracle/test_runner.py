@@ -10,12 +10,9 @@ from typing import Any
 
 import pytest
 
-from rlcat.catalog import Catalog
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.dev import oracle_env
 from rlcat.dev.verl_oracle import RUNNER, case_for
-from rlcat.model.catalog import ModelEntry
-from rlcat.resolve.entries import load_entry
 
 from conftest import Result, example_of, skip_without_oracle
 
@@ -31,8 +28,7 @@ def oracle(verl_oracles: dict[str, Any]) -> Any:
 def grpo_case(case_id: str, *overrides: str) -> dict[str, Any]:
     """The seed GRPO recipe's plan (its model a hub id), with `overrides` on the command line."""
     compiled = compile_request(Request("gsm8k_qwen3_8b_fsdp", "cuda"))
-    models = {"qwen3_8b": load_entry("model", "qwen3_8b", ModelEntry, Catalog.default())[0]}
-    return case_for(case_id, compiled, models, extra=overrides)
+    return case_for(case_id, compiled, extra=overrides)
 
 
 def test_greeting_names_what_it_runs(oracle: Any) -> None:

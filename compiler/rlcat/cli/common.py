@@ -60,3 +60,24 @@ ReportOutputOpt = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option("--output", "-o", help="Write the report to this file."),
 ]
+
+# verl's own start-up checks (validate, lint, compile): rlcat.native
+VerlNativeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verl-native",
+        help="Also run verl's own start-up checks (validate_config and the worker dataclasses, as "
+        "main_ppo does before any GPU work) on what rlcat accepts, in a subprocess with the Python that "
+        "has verl: --verl-python, else this one. A refusal is RLC450 at the line that set the value, "
+        "verl's message quoted. Without verl, one line on stderr says so and nothing else changes.",
+    ),
+]
+VerlPythonOpt = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--verl-python",
+        metavar="PATH",
+        readable=False,  # a missing interpreter is the one line --verl-native prints, not a usage error
+        help="The Python interpreter that has verl (a training image's); implies --verl-native.",
+    ),
+]

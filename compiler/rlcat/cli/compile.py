@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt
+from rlcat.cli.common import CatalogOpt, VerlNativeOpt, VerlPythonOpt
 from rlcat.cli.compiling import (
     AllowKnownBrokenOpt,
     EngineOpt,
@@ -21,10 +21,11 @@ from rlcat.cli.compiling import (
     compile_plan,
     plan_request,
 )
-from rlcat.cli.report import print_diagnostics, write_output
-from rlcat.diagnostics import Diagnostic, RlcatError, Severity, json_text
+from rlcat.cli.report import native_checks, print_diagnostics, write_output
+from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, Where, json_text
 from rlcat.emit.explain import annotated_overrides, origins_data
 from rlcat.emit.formats import FORMATS, plan_data
+from rlcat.native.plans import plan_ask
 
 # Formats that are programs: `-o launch.sh` is run as `./launch.sh`, so it is written executable.
 EXECUTABLE_FORMATS = frozenset({"shell"})
@@ -41,6 +42,8 @@ EXECUTABLE_FORMATS = frozenset({"shell"})
   rlcat compile my_recipes/run.yaml --platform rocm --set batch.mini_batch_size=64 --format json
 
   rlcat compile dapo_math_fsdp2_4_4 -p rocm --run-dir runs/dapo-1 --format shell -o runs/dapo-1/run.sh
+
+  rlcat compile my_recipes/run.yaml -p cuda --verl-native
 """,
 )
 def compile_cmd(
@@ -76,6 +79,8 @@ def compile_cmd(
         ),
     ] = None,
     catalog: CatalogOpt = None,
+    verl_native: VerlNativeOpt = False,
+    verl_python: VerlPythonOpt = None,
 ) -> None:
     """Compile a recipe into the entrypoint, config, overrides and env that launch it on verl."""
     if explain and fmt not in ("overrides", "json"):
@@ -92,6 +97,11 @@ def compile_cmd(
     request.run_dir = None if run_dir is None else str(run_dir)
     compiled = compile_plan(request, catalog)
     print_diagnostics([d for d in compiled.diagnostics if d.severity < Severity.ERROR])
+    with native_checks(verl_native, verl_python) as native:
+        said = [] if native is None else native.judge(plan_ask(compiled, _recipe_at(recipe)))
+    if any(d.severity >= Severity.ERROR for d in said):
+        raise RlcatError(said, ExitCode.FINDINGS)  # verl would not start: no plan to launch
+    print_diagnostics(said)
     if run_dir is not None:
         # imported here: the plan file (and the origins it records) is for --run-dir alone, and
         # every module a plain compile imports counts in its start-up
@@ -105,3 +115,8 @@ def compile_cmd(
     else:
         text = json_text({**plan_data(compiled), "origins": origins_data(compiled)})
     write_output(text, output, executable=fmt in EXECUTABLE_FORMATS)
+
+
+def _recipe_at(recipe: str) -> Where:
+    """Where a finding about the recipe given points: its file, or the name on the command line."""
+    return {"file": recipe} if Path(recipe).is_file() else {"argument": recipe}

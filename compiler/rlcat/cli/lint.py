@@ -9,11 +9,21 @@ import typer
 
 from rlcat.arguments import split_assignment
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, ReportFormat, ReportOutputOpt, StrictOpt
-from rlcat.cli.report import catalog_for, finish_report
-from rlcat.diagnostics import RlcatError, diag
+from rlcat.cli.common import (
+    CatalogOpt,
+    ReportFormat,
+    ReportOutputOpt,
+    StrictOpt,
+    VerlNativeOpt,
+    VerlPythonOpt,
+)
+from rlcat.cli.report import catalog_for, finish_report, native_checks
+from rlcat.diagnostics import Diagnostic, RlcatError, diag
+from rlcat.native.checks import NativeChecks
+from rlcat.native.scripts import launch_ask
 from rlcat.project import find_project, strict_setting
-from rlcat.survey.lint_scripts import UNREADABLE, check_release, lint_paths, newest_release
+from rlcat.scripts import Launch
+from rlcat.survey.lint_scripts import UNREADABLE, LaunchJudge, check_release, lint_paths, newest_release
 
 if TYPE_CHECKING:
     from rlcat.model.platform import PlatformProfile
@@ -28,6 +38,8 @@ if TYPE_CHECKING:
   rlcat lint scripts/run_grpo.sh --platform rocm --format github
 
   rlcat lint run.sh --verl 0.9.0 --env MODEL_PATH=/models/qwen3-8b --strict
+
+  rlcat lint run_qwen3_8b_grpo.sh --verl-native
 """,
 )
 def lint_cmd(
@@ -68,6 +80,8 @@ def lint_cmd(
     ] = False,
     output: ReportOutputOpt = None,
     catalog: CatalogOpt = None,
+    verl_native: VerlNativeOpt = False,
+    verl_python: VerlPythonOpt = None,
 ) -> int:
     """Check verl launch scripts without running them: cut line continuations, unknown keys, `+`
     misuse, duplicates, types, keys the release dropped, and the guards. Exit 0 clean (warnings
@@ -76,7 +90,9 @@ def lint_cmd(
     profile = _platform(platform, verl, catalog)
     version = profile.verl_index if profile else check_release(verl) if verl else newest_release()
     caller_env = dict(split_assignment(text, "--env", "NAME", "MODEL_PATH=/models/x") for text in env or [])
-    report = lint_paths(scripts, version, profile, caller_env, only_launches)
+    with native_checks(verl_native, verl_python) as native:
+        judge = None if native is None else _judge_with(native)
+        report = lint_paths(scripts, version, profile, caller_env, only_launches, judge=judge)
     strict = strict_setting(project) if strict is None else strict
     return finish_report(report.diagnostics, report.files, fmt, output, strict=strict, unreadable=UNREADABLE)
 
@@ -103,3 +119,13 @@ def _platform(name: str | None, verl: str | None, catalog: list[Path] | None) ->
 
     profile, _ = load_platform(name, cat)
     return profile
+
+
+def _judge_with(verl: NativeChecks) -> LaunchJudge:
+    """verl's own checks of one launch of the script `file`."""
+
+    def judge(file: str, launch: Launch) -> list[Diagnostic]:
+        ask = launch_ask(file, launch)
+        return [] if ask is None else verl.judge(ask)
+
+    return judge

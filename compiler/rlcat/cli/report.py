@@ -4,6 +4,7 @@ stays free of Typer."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
@@ -15,6 +16,7 @@ from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, printable
 from rlcat.emit.reporters import REPORTERS
 from rlcat.files import NotARegularFile, atomic_write
+from rlcat.native.checks import NativeChecks
 from rlcat.project import find_project, search_roots
 
 
@@ -54,6 +56,16 @@ def catalog_for(extra: list[Path] | None, paths: Iterable[str | Path] = ()) -> C
                 [diag("RLC001", f"catalog folder {folder}: permission denied", file=str(folder))]
             )
     return catalog
+
+
+def native_checks(
+    native: bool, python: Path | None
+) -> contextlib.AbstractContextManager[NativeChecks | None]:
+    """verl's own checks for a command given `--verl-native` or `--verl-python` (None otherwise):
+    the runner ends with the command; why verl could not be asked is one line on stderr."""
+    if not native and python is None:
+        return contextlib.nullcontext()
+    return NativeChecks(python, print_escaped)
 
 
 def finish_report(

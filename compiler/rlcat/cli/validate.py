@@ -7,13 +7,24 @@ from typing import Annotated
 
 import typer
 
-from rlcat.catalog import builtin_root
+from rlcat.catalog import builtin_root, display_path
 from rlcat.cli.app import app
-from rlcat.cli.common import CatalogOpt, ReportFormat, ReportOutputOpt, StrictOpt
-from rlcat.cli.report import catalog_for, finish_report
+from rlcat.cli.common import (
+    CatalogOpt,
+    ReportFormat,
+    ReportOutputOpt,
+    StrictOpt,
+    VerlNativeOpt,
+    VerlPythonOpt,
+)
+from rlcat.cli.report import catalog_for, finish_report, native_checks
+from rlcat.compile.assemble import Compiled
+from rlcat.diagnostics import Diagnostic
 from rlcat.model.project import ProjectSettings
+from rlcat.native.checks import NativeChecks
+from rlcat.native.plans import plan_ask
 from rlcat.project import find_project
-from rlcat.survey.validate_files import UNREADABLE, validate_paths
+from rlcat.survey.validate_files import UNREADABLE, PlanJudge, validate_paths
 
 
 @app.command(
@@ -25,6 +36,8 @@ from rlcat.survey.validate_files import UNREADABLE, validate_paths
   rlcat validate my_recipes/run.yaml --format github
 
   rlcat validate my_recipes/run.yaml --platform rocm --strict
+
+  rlcat validate my_recipes/run.yaml -p cuda --verl-python .venv/bin/python
 """,
 )
 def validate_cmd(
@@ -44,6 +57,8 @@ def validate_cmd(
     strict: StrictOpt = None,
     output: ReportOutputOpt = None,
     catalog: CatalogOpt = None,
+    verl_native: VerlNativeOpt = False,
+    verl_python: VerlPythonOpt = None,
 ) -> int:
     """Check recipe and catalog files: YAML, schema, references, compile on every target platform,
     guards and verl keys. Exit 0 clean (warnings allowed unless --strict), 1 findings, 2 usage."""
@@ -60,6 +75,19 @@ def validate_cmd(
         for name in platform or []:
             cat.find("platform", name, key="--platform")  # an unknown platform is a usage error
     allow = project.allowances() if project else {}
-    report = validate_paths(targets, cat, list(platform or []) or None, settings.platforms, allow)
+    with native_checks(verl_native, verl_python) as native:
+        judge = None if native is None else _judge_with(native)
+        report = validate_paths(
+            targets, cat, list(platform or []) or None, settings.platforms, allow, judge=judge
+        )
     strict = settings.strict if strict is None else strict
     return finish_report(report.diagnostics, report.files, fmt, output, strict=strict, unreadable=UNREADABLE)
+
+
+def _judge_with(verl: NativeChecks) -> PlanJudge:
+    """verl's own checks of a plan compiled from the recipe file `path`."""
+
+    def judge(compiled: Compiled, path: Path) -> list[Diagnostic]:
+        return verl.judge(plan_ask(compiled, {"file": display_path(path)}))
+
+    return judge

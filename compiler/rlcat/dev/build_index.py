@@ -22,9 +22,10 @@ from typing import Any
 
 from rlcat.catalog import repo_root
 from rlcat.dev.annotations import refused_values, union_types
-from rlcat.dev.compose import ENTRY_DIRS, compose, flatten
+from rlcat.dev.compose import compose, flatten
 from rlcat.dev.trees import VERL_VERSIONS, require_tree
 from rlcat.verl.index import index_file_name
+from rlcat.verl.names import ENTRY_DIRS
 
 FORMAT = 1
 

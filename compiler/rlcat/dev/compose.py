@@ -17,19 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rlcat.dev.trees import require_tree
+from rlcat.verl.names import ENTRY_DIRS
 
 if TYPE_CHECKING:
     from omegaconf import DictConfig
 
-#: Entry configs rlcat composes, and the folder (relative to the tree) that holds each.
-ENTRY_DIRS: dict[str, str] = {
-    "ppo_trainer": "verl/trainer/config",
-    "ppo_megatron_trainer": "verl/trainer/config",
-    "fully_async_ppo_trainer": "verl/experimental/fully_async_policy/config",
-    "fully_async_ppo_megatron_trainer": "verl/experimental/fully_async_policy/config",
-    "one_step_off_ppo_trainer": "verl/experimental/one_step_off_policy/config",
-    "one_step_off_ppo_megatron_trainer": "verl/experimental/one_step_off_policy/config",
-}
 
 _TRAINER_DIR = "verl/trainer/config"
 _SEARCHPATH_KEY = "hydra.searchpath"

@@ -13,11 +13,21 @@ FAMILIES = {
     "1": "Schema",
     "2": "References",
     "3": "Lowering and compile",
-    "4": "verl key index",
+    "4": "verl key index, and verl's own checks",
     "10": "Launch (`rlcat launch`)",
     "11": "Launch scripts (the static reader and `rlcat lint`)",
     "12": "Runs and results",
     "13": "Importing launch scripts and past runs (`rlcat import`)",
+}
+# What a code's title does not say, where the page that explains it is not a guard's (a team's site
+# has the generated pages only: links go to those)
+CODE_NOTES = {
+    "RLC450": "With `--verl-native` (validate, lint, compile): verl's own start-up checks refused what "
+    "rlcat accepts; at the line that set the value, verl's message quoted (the options: "
+    "[rlcat lint](cli.md#rlcat-lint); rlcat's guide to them: docs/lint.md, “verl's own checks”).",
+    "RLC451": "With `--verl-native`: a plan's checks ran past their time (60 s), the process running "
+    "them stopped, or the plan was not handed to verl because an override names code its checks would "
+    "run (a `_target_`, a `hydra.` setting); rlcat's docs/lint.md, “verl's own checks”.",
 }
 GUARD_FAMILIES = {
     "5": "Platform known issues",
@@ -253,6 +263,8 @@ def diagnostics_page() -> str:
             if code_id[3:-2] == family:
                 out.append(f"### {code_id}: {esc(text)} {{#{anchor(code_id)}}}\n")
                 out.append(f"Default severity: {severity}.\n")
+                if code_id in CODE_NOTES:
+                    out.append(CODE_NOTES[code_id] + "\n")
     out.append("## RLC5xx–RLC9xx: known-issue and security guards {#guards}\n")
     out.append(f"Each guard has its own page ({link('all guards', rel(here, 'guards/index.md'))}).\n")
     for guard_id in sorted(REGISTRY):

@@ -21,7 +21,7 @@ Guards that need what only a recipe says are skipped (SKIPPED_GUARDS).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +101,11 @@ NOT_FOR_SCRIPTS = ("RLC405", "RLC407")
 NAMED_LOST = 8
 
 
+# More checks of a launch the script's own findings hold no error for: verl's (`--verl-native`),
+# given the script's name as findings show it and the launch
+LaunchJudge = Callable[[str, Launch], list[Diagnostic]]
+
+
 @dataclass
 class LintReport:
     files: int = 0
@@ -134,14 +139,21 @@ def lint_paths(
     profile: PlatformProfile | None = None,
     env: Mapping[str, str] | None = None,
     only_launches: bool = False,
+    *,
+    judge: LaunchJudge | None = None,
 ) -> LintReport:
     """Lint every script under `paths` against verl `version` (the platform's, when `profile` is
-    given); never raises for problems in the scripts."""
+    given); never raises for problems in the scripts. `judge` also judges every launch of a script
+    rlcat finds no error in (verl's own checks)."""
     files, problems = script_files(paths)
     report = LintReport(files=len(files), diagnostics=problems)
     for path in files:
         reading = read_script(path, env=env or {})
-        report.diagnostics += lint_reading(reading, version, profile, only_launches, repository_of(path))
+        found = lint_reading(reading, version, profile, only_launches, repository_of(path))
+        if judge is not None and not any(d.severity >= Severity.ERROR for d in found):
+            found += [d for launch in reading.launches for d in judge(reading.file, launch)]
+            found.sort(key=lambda d: (d.line or 0, d.col or 0, d.code))
+        report.diagnostics += found
     return report
 
 

@@ -7,14 +7,14 @@ compile on every platform the recipe targets (guards and key-index checks includ
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from rlcat.catalog import Catalog, Kind, collect_files, display_path
-from rlcat.compile.assemble import Request, compile_request
+from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.compile.result_checks import result_problems
 from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag, one_per_problem
 from rlcat.guards import Allowance
@@ -42,6 +42,9 @@ ENTRY_MODELS: dict[Kind, type[BaseModel]] = {
     "result": Result,
 }
 UNREADABLE = UNREADABLE_FILES  # input that could not be read at all (exit 2)
+# More checks of a plan rlcat accepts, beside rlcat's own: verl's (`--verl-native`), given the plan
+# and the recipe file it was compiled from
+PlanJudge = Callable[[Compiled, Path], list[Diagnostic]]
 
 
 @dataclass
@@ -66,15 +69,20 @@ def validate_paths(
     platforms: list[str] | None = None,
     defaults: Sequence[str] = DEFAULT_TARGETS,
     allow: Mapping[str, Allowance] | None = None,
+    *,
+    judge: PlanJudge | None = None,
 ) -> Report:
-    """Validate every YAML file under `paths`; never raises for problems in the files."""
+    """Validate every YAML file under `paths`; never raises for problems in the files. `judge`
+    also judges every plan rlcat finds no error in (verl's own checks)."""
     files, problems = collect(paths, catalog)
     found = list(problems)
     # a problem on disk in the catalog's folders stays where it is: it is not a recipe's finding
     validated = {display_path(path) for path in files} | {d.file for d in catalog.problems() if d.file}
     for path in files:
         found += catalog.conflicts_of(path)
-        found += on_validated_file(validate_file(path, catalog, platforms, defaults, allow), path, validated)
+        found += on_validated_file(
+            validate_file(path, catalog, platforms, defaults, allow, judge=judge), path, validated
+        )
     # a problem of the catalog stops every lookup: it is reported once, not once per recipe
     unique: dict[tuple[object, ...], Diagnostic] = {}
     for d in found:
@@ -103,12 +111,14 @@ def validate_file(
     platforms: list[str] | None,
     defaults: Sequence[str] = DEFAULT_TARGETS,
     allow: Mapping[str, Allowance] | None = None,
+    *,
+    judge: PlanJudge | None = None,
 ) -> list[Diagnostic]:
     kind = catalog.kind_of(path)
     try:
         if kind != "recipe":
             return _validate_entry(path, kind, catalog)
-        return _validate_recipe(path, catalog, platforms, defaults, allow or {})
+        return _validate_recipe(path, catalog, platforms, defaults, allow or {}, judge=judge)
     except RlcatError as exc:
         return exc.diagnostics
 
@@ -187,6 +197,8 @@ def _validate_recipe(
     platforms: list[str] | None,
     defaults: Sequence[str],
     allow: Mapping[str, Allowance],
+    *,
+    judge: PlanJudge | None = None,
 ) -> list[Diagnostic]:
     source = load_recipe_source(str(path), catalog)
     recipe = resolve(source, catalog).recipe
@@ -196,9 +208,10 @@ def _validate_recipe(
     found: list[tuple[str, Diagnostic]] = []
     for platform in targets:
         try:
-            diagnostics = compile_request(
-                Request(str(path), platform, allow=dict(allow)), catalog, source
-            ).diagnostics
+            compiled = compile_request(Request(str(path), platform, allow=dict(allow)), catalog, source)
+            diagnostics = compiled.diagnostics
+            if judge is not None and not any(d.severity >= Severity.ERROR for d in diagnostics):
+                diagnostics = [*diagnostics, *judge(compiled, path)]
         except RlcatError as exc:
             diagnostics = exc.diagnostics
         found += [(platform, d) for d in diagnostics]

@@ -14,3 +14,13 @@ FULLY_ASYNC_MAIN = "verl.experimental.fully_async_policy.fully_async_main"
 # (verl/experimental/one_step_off_policy/main_ppo.py: config_name="one_step_off_ppo_trainer");
 # 0.7.1's wheel ships the config folder only (its source checkout has the module)
 ONE_STEP_OFF_MAIN = "verl.experimental.one_step_off_policy.main_ppo"
+
+#: Entry configs rlcat composes, and the folder (relative to the tree) that holds each.
+ENTRY_DIRS: dict[str, str] = {
+    "ppo_trainer": "verl/trainer/config",
+    "ppo_megatron_trainer": "verl/trainer/config",
+    "fully_async_ppo_trainer": "verl/experimental/fully_async_policy/config",
+    "fully_async_ppo_megatron_trainer": "verl/experimental/fully_async_policy/config",
+    "one_step_off_ppo_trainer": "verl/experimental/one_step_off_policy/config",
+    "one_step_off_ppo_megatron_trainer": "verl/experimental/one_step_off_policy/config",
+}

@@ -1,7 +1,9 @@
-"""verl's own start-up checks, run on composed plans: the verl oracle's worker.
+"""verl's own start-up checks, run on composed plans: the worker of `--verl-native` and of the
+verl oracle.
 
-This file runs INSIDE an oracle environment (``rlcat dev verl-oracle``), by path, with that
-environment's interpreter: ``python oracle_runner.py --models DIR``. It imports verl, never rlcat.
+This file runs with an interpreter that has verl (an oracle environment of ``rlcat dev verl-oracle``,
+or the user's ``--verl-python``), by path: ``python runner.py --models DIR``. It imports verl, never
+rlcat.
 It reads one case per line on stdin (JSON) and writes one verdict per line on stdout (JSON), so
 verl's import (seconds) is paid once for many cases. The first line it writes is a greeting with the
 versions it runs; a case is
@@ -9,7 +11,7 @@ versions it runs; a case is
     {"id": "...", "config_dir": "verl/trainer/config", "config_name": "ppo_trainer",
      "overrides": ["key=value", ...], "entry": "ppo" | "fully_async",
      "model": {"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"], ...},
-     "timeout": 60}
+     "timeout": 60, "local_models": false}
 
 and its verdict ``{"id", "verdict": "accepted" | "refused" | "timeout" | "unsupported", "stage",
 "type", "message", "section", "key", "at", "printed", "blocked", "seconds"}``. ``stage`` names the
@@ -19,8 +21,9 @@ concerns, ``key`` the key where verl's message names one, ``at`` verl's file and
 Never the network: ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` are set before verl is imported, every
 model, tokenizer and HF config path of the composed config is pointed at a local folder made from the
 case's ``model`` (its published ``config.json`` values, a tiny word-level tokenizer, a one-line chat
-template; no weights), and an audit hook refuses any socket connection outside 127.0.0.0/8 (each
-refusal is counted in the verdict as ``blocked``).
+template; no weights) — but with ``local_models``, a path that resolves to a folder here holding a
+``config.json`` is kept (a user's own model folder) — and an audit hook refuses any socket
+connection outside 127.0.0.0/8 (each refusal is counted in the verdict as ``blocked``).
 """
 
 from __future__ import annotations
@@ -241,9 +244,39 @@ def model_folder(root: Path, spec: dict[str, Any]) -> Path:
     return folder
 
 
-def point_models_at(cfg: Any, folder: Path) -> list[str]:
+def _local_model(cfg: Any, path: str) -> bool:
+    """Whether the value at `path` resolves to a folder here that holds a config.json."""
+    try:
+        value = OmegaConf.select(cfg, path, throw_on_resolution_failure=False)
+    except Exception:  # an interpolation that does not resolve here: not a folder here
+        return False
+    return isinstance(value, str) and bool(value) and (Path(value).expanduser() / "config.json").is_file()
+
+
+def trusts_remote_code(cfg: Any) -> bool:
+    """Whether any `trust_remote_code` of the config is not plainly false (an interpolation counts
+    as true: only running would tell)."""
+    found = False
+
+    def walk(node: Any) -> None:
+        nonlocal found
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "trust_remote_code" and value not in (False, None, "false", "False"):
+                    found = True
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(OmegaConf.to_container(cfg, resolve=False))
+    return found
+
+
+def point_models_at(cfg: Any, folder: Path, keep_local: bool = False) -> list[str]:
     """Set every model, tokenizer and HF config path of `cfg` to `folder`, but for a value that
-    refers to another key (it resolves to the path set there). Returns the keys set."""
+    refers to another key (it resolves to the path set there) and, with `keep_local`, a path to a
+    model folder here. Returns the keys set."""
     done: list[str] = []
 
     def walk(node: Any, prefix: str) -> None:
@@ -260,6 +293,8 @@ def point_models_at(cfg: Any, folder: Path) -> list[str]:
             # follows that key; a path built from the environment (${oc.env:HOME}/models/X) is replaced
             refers = isinstance(value, str) and "${" in value and "oc.env" not in value
             if key in MODEL_KEYS and in_model and isinstance(value, str) and not refers:
+                if keep_local and _local_model(cfg, path):
+                    continue
                 node[key] = str(folder)
                 done.append(path)
 
@@ -450,7 +485,10 @@ def check(verl_root: Path, models: Path, case: dict[str, Any]) -> dict[str, Any]
                 raise Unsupported(f"this verl release does not ship {FULLY_ASYNC_MAIN}")
             cfg = compose(verl_root, case)
             reply["compose_seconds"] = round(time.monotonic() - start, 3)
-            reply["model_keys"] = point_models_at(cfg, model_folder(models, case.get("model") or {}))
+            stand_in = model_folder(models, case.get("model") or {})
+            # a folder here is read as it is, but never with trust_remote_code: its Python would run
+            keep_local = bool(case.get("local_models")) and not trusts_remote_code(cfg)
+            reply["model_keys"] = point_models_at(cfg, stand_in, keep_local)
             ENTRIES[case.get("entry", "ppo")](stage, cfg)
         reply["verdict"] = "accepted"
     except Unsupported as exc:
