@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows, results = [], {}
     for name, runs in samples.items():
-        measured = runs[1:]
+        measured = runs[1:] or runs  # --repeat 0: the first round alone (a smoke run of the script)
         med = median_ms([r[0] for r in measured]) / 1000
         peak = max(r[1] for r in measured)
         ok = med <= BUDGET_S and peak <= BUDGET_MB
