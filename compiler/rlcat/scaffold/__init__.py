@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from rlcat.model.project import ProjectSettings
@@ -64,7 +65,14 @@ TEMPLATE_FILES: dict[str, str] = {
 }
 
 # Values shown (commented out) for project settings whose default shows nothing.
-_PROJECT_EXAMPLES: dict[str, Any] = {"allow": {"RLC303": "our image carries SGLang"}}
+_PROJECT_EXAMPLES: dict[str, Any] = {
+    "allow": {"RLC303": "our image carries SGLang"},
+    "site": {
+        "name": "Our RL recipes",
+        "description": "The team's verl recipes, compiled for every platform we run",
+        "install": "pip install --find-links wheels rlcat",
+    },
+}
 
 
 def team_files(version: str) -> dict[str, str]:
@@ -135,6 +143,8 @@ def project_file() -> str:
 
 def _shown_value(name: str, info: FieldInfo) -> Any:
     default = info.get_default(call_default_factory=True)
+    if isinstance(default, BaseModel):  # a table of optional settings: shown by its example
+        default = default.model_dump(exclude_none=True)
     return _PROJECT_EXAMPLES.get(name, default) if default in (None, {}, []) else default
 
 
