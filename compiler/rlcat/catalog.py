@@ -269,13 +269,15 @@ def collect_files(
     files: list[Path] = []
     problems: list[Diagnostic] = []
     for path in paths:
-        walk = walk_entries(path, _boundary(path, catalog), suffixes=suffixes)
+        walk = walk_entries(path, read_boundary(path, catalog), suffixes=suffixes)
         files += walk.files
         problems += walk.problems
     return list(dict.fromkeys(files)), problems
 
 
-def _boundary(path: Path, catalog: Catalog | None) -> Path:
+def read_boundary(path: Path, catalog: Catalog | None) -> Path:
+    """The folder no link is followed out of when `path` is read: the catalog root it sits in, else
+    the folder given, or the folder a given file sits in (inside.link_leaves)."""
     root = catalog.root_of(path) if catalog is not None else None
     if root is not None:
         return root
@@ -407,7 +409,17 @@ class Catalog:
         ]
 
     def conflicts_of(self, path: Path) -> list[Diagnostic]:
-        """The RLC206 and RLC207 findings about one entry file (what `rlcat validate` reports for it)."""
+        """The RLC206 and RLC207 findings about one entry file (what `rlcat validate` reports for it,
+        and what stops `rlcat compile PATH`). A file outside every search root has no table: its
+        twin of the other suffix beside it (`x.yml` beside `x.yaml`) is the same RLC207 there."""
+        if self._locate(path) is None:
+            twin = _twin(path)
+            if twin is None:
+                return []
+            first, second = sorted([path, twin], key=lambda p: p.suffix != ".yaml")
+            return [
+                _duplicate(kind_at(Path(os.path.abspath(path)).parts), path.stem, first, second).diagnostic
+            ]
         absolute = os.path.abspath(path)
         table = self._table(self.kind_of(path))
         return [c.diagnostic for c in table.conflicts if absolute in c.files]
@@ -514,6 +526,17 @@ def _spellings(path: Path, *, whole: bool = False) -> list[str]:
         return list(dict.fromkeys([absolute, os.path.realpath(absolute)]))
     folder, name = os.path.split(absolute)
     return list(dict.fromkeys([absolute, os.path.join(os.path.realpath(folder), name)]))
+
+
+def _twin(path: Path) -> Path | None:
+    """The entry file of the same name with the other suffix beside `path` (`x.yml` for `x.yaml`)."""
+    if path.suffix not in ENTRY_SUFFIXES:
+        return None
+    for suffix in ENTRY_SUFFIXES:
+        twin = path.with_suffix(suffix)
+        if suffix != path.suffix and os.path.lexists(twin):
+            return twin
+    return None
 
 
 def _duplicate(kind: Kind, name: str, first: Path, second: Path) -> _Conflict:

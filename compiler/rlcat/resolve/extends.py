@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rlcat.catalog import Catalog, display_path, walk_entries
-from rlcat.diagnostics import RlcatError, Where, diag
+from rlcat.catalog import Catalog, display_path, read_boundary, walk_entries
+from rlcat.diagnostics import RlcatError, Severity, Where, diag
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.plan import Layer
 from rlcat.read.document import Document, WhereKey, load_yaml
@@ -27,9 +27,16 @@ def load_recipe_source(ref: str, catalog: Catalog) -> Source:
     link is followed only inside its catalog root (or the working folder), as lookups follow links."""
     if is_path_ref(ref):
         path = Path(ref)
-        walk = walk_entries(path, catalog.root_of(path) or Path.cwd())
-        if walk.problems:
-            raise RlcatError(walk.problems)
+        # the file as `rlcat validate` reads it: links followed only inside the same folder, and a
+        # twin of the other suffix beside it (`x.yml` and `x.yaml`) refused as there (RLC207)
+        walk = walk_entries(path, read_boundary(path, catalog))
+        twins = (
+            [d for d in catalog.conflicts_of(path) if d.severity >= Severity.ERROR]
+            if not walk.problems
+            else []
+        )
+        if walk.problems or twins:
+            raise RlcatError(walk.problems + twins)
     else:
         path = catalog.find("recipe", ref)
     source = _merge_chain(_extends_chain(path, catalog))
