@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from rlcat.diagnostics import Diagnostic, Note, RlcatError, diag, has_errors, suggestion_hint
-from rlcat.inside import inside, link_out
+from rlcat.inside import inside, link_out, link_target
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 ENTRY_SUFFIXES = (".yaml", ".yml")  # `x.yml` is entry `x` exactly as `x.yaml` is
@@ -187,7 +187,7 @@ def _unreadable(path: Path, reason: str) -> Diagnostic:
 
 def _broken_link(path: Path, exc: OSError) -> Diagnostic:
     """A link that cannot be resolved: a loop, a dangling link, or one through an unreadable folder."""
-    name, target = display_path(path), os.readlink(path)
+    name, target = display_path(path), link_target(path)
     if exc.errno == errno.ELOOP:
         return diag(
             "RLC011",
@@ -198,6 +198,26 @@ def _broken_link(path: Path, exc: OSError) -> Diagnostic:
     if exc.errno == errno.ENOENT:
         return diag("RLC001", f"{name} is a link to {target}, which does not exist", file=name)
     return diag("RLC001", f"cannot follow the link {name} -> {target}: {exc.strerror or exc}", file=name)
+
+
+# The kernel's file systems: what they list changes as it is read (processes come and go), they
+# hold links to every file of the machine, and no recipe is ever kept there.
+KERNEL_FOLDERS = ("/proc", "/sys")
+
+
+def kernel_folder(path: Path) -> Diagnostic | None:
+    """RLC012 when `path` (resolved) is in /proc or /sys: nothing there is read as a catalog."""
+    real = os.path.realpath(path)
+    found = next((top for top in KERNEL_FOLDERS if inside(real, top)), None)
+    if found is None:
+        return None
+    name = display_path(path)
+    return diag(
+        "RLC012",
+        f"{name}: {found} is the kernel's view of the machine, not a folder of files; not read",
+        file=name,
+        hint="name the folder that holds recipes/ and catalog/ (or the recipe files)",
+    )
 
 
 def walk_entries(
@@ -214,6 +234,10 @@ def walk_entries(
     is not a folder is a diagnostic too.
     """
     walk = Walk()
+    kernel = kernel_folder(start)
+    if kernel is not None:
+        walk.problems.append(kernel)
+        return walk
     boundary_real = os.path.realpath(boundary)
     top = _look(start, boundary_real)
     if top.type == "file" and not folder_only:
@@ -302,7 +326,7 @@ def _loop(link: Path) -> Diagnostic:
     name = display_path(link)
     return diag(
         "RLC011",
-        f"link loop: {name} -> {os.readlink(link)} leads back to a folder it sits in; not followed",
+        f"link loop: {name} -> {link_target(link)} leads back to a folder it sits in; not followed",
         file=name,
         hint="remove the link: following it would walk the same folders forever",
     )

@@ -360,3 +360,37 @@ def test_import_refuses_a_script_linked_from_outside_its_folder(
     assert "RLC011" in r.err and "checked/run.sh is a link to ../secret.sh" in r.err
     assert SECRET not in r.out + r.err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc on this system")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "--catalog", "/proc"],
+        ["compile", PARENT, "--catalog", "/proc/self"],
+        ["validate", "/proc/1"],
+        ["validate", "/sys/kernel"],
+    ],
+    ids=["list-proc", "compile-proc-self", "validate-proc-1", "validate-sys"],
+)
+def test_a_folder_of_the_kernel_is_no_catalog(rlcat: Run, args: list[str]) -> None:
+    """`--catalog /proc` walked every process's links and crashed (exit 3) on one that vanished or
+    could not be read; a folder in /proc or /sys is refused before any walk: RLC012, exit 2."""
+    r = rlcat(*args)
+    assert r.code == 2, r.err
+    assert " RLC012 error: " in r.out + r.err and "not a folder of files; not read" in r.out + r.err
+    assert "internal error" not in r.err and "Traceback" not in r.err
+    assert len((r.out + r.err).splitlines()) <= 4  # one finding, not one per process
+
+
+def test_a_link_that_cannot_be_read_is_described_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link gone, or unreadable, between the look and the message (a process of /proc that ended)."""
+    import os
+
+    from rlcat.inside import link_target
+
+    def gone(path: object) -> str:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(os, "readlink", gone)
+    assert link_target("/somewhere/link") == "a target that cannot be read"
