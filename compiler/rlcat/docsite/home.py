@@ -86,7 +86,7 @@ def home_page(site: Site, extra_pages: dict[str, str]) -> str:
             [
                 link(code(name), page("recipe", name)),
                 ALGORITHM_LABELS.get(r.algorithm, r.algorithm),
-                BACKEND_LABELS.get(r.backend, r.backend),
+                BACKEND_LABELS.get(r.trains_with, r.trains_with),
                 ", ".join(ENGINE_LABELS[e] for e in site.engines(name)),
                 MODE_LABELS[r.mode],
                 esc(gpu_layout_short(site, name)),

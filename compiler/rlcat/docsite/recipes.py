@@ -212,7 +212,7 @@ def recipe_page(site: Site, name: str) -> str:
     engines = site.engines(name)
     facts = [
         ("algorithm", ALGORITHM_LABELS.get(r.algorithm, r.algorithm)),
-        ("backend", BACKEND_LABELS.get(r.backend, r.backend)),
+        ("backend", BACKEND_LABELS.get(r.trains_with, r.trains_with)),
         (
             "rollout engine",
             ENGINE_LABELS[r.engine]
@@ -372,7 +372,7 @@ def recipes_index(site: Site) -> str:
         row = [
             link(name_code(name), rel(here, page("recipe", name))),
             ALGORITHM_LABELS.get(r.algorithm, r.algorithm),
-            BACKEND_LABELS.get(r.backend, r.backend),
+            BACKEND_LABELS.get(r.trains_with, r.trains_with),
             ", ".join(ENGINE_LABELS[e] for e in site.engines(name)),
             MODE_LABELS[r.mode],
             esc(gpu_layout_short(site, name)),
