@@ -112,7 +112,8 @@ def write_docs(
     """Put the figure between the markers of docs/results.md."""
     m = machine()
     figure = (
-        f"A team catalog of the ten seed recipes and {results} measured runs with their series builds "
+        "A team catalog of the ten built-in recipes (not the upstream examples) and "
+        f"{results} measured runs with their series builds "
         f"its site (every entry validated, {pages} pages generated with their charts and diagrams, "
         f"built by MkDocs; `rlcat docs build --catalog DIR --no-builtin`) in "
         f"**{med / 1000:.1f} s** (median of {repeat} builds in one process; the first, with imports, "
