@@ -174,7 +174,7 @@ def _worst(statuses: list[str]) -> str:
 def _recipe_status(cell: Cell) -> str:
     """A compiled cell's status as the grid shows it, from the data: the compile, the guards' findings
     and the platform's word."""
-    if not cell.compiles:
+    if cell.compiled is None:  # not even with --allow-known-broken
         return "does-not-compile"
     if cell.known_issue:
         return "known-broken"

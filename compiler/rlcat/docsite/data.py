@@ -47,7 +47,9 @@ class Cell:
 
     @property
     def compiles(self) -> bool:
-        return self.compiled is not None
+        """Whether `rlcat compile` compiles the cell, as `rlcat matrix` says it: a known-broken cell
+        is compiled here with --allow-known-broken, to show its plan, and still does not."""
+        return self.compiled is not None and not self.compiled.known_broken_by_flag
 
     @property
     def status(self) -> str:
@@ -229,7 +231,7 @@ def load_site(
         if name in reusable and previous is not None:
             site.cells += [c for c in previous.cells if c.recipe == name]
         else:
-            site.cells += _cells(name, resolved, platforms, catalog)
+            site.cells += compile_cells(name, resolved, platforms, catalog)
     return site
 
 
@@ -252,7 +254,7 @@ def _reusable(previous: Site | None, now: Stamps, catalog: Catalog) -> dict[str,
     }
 
 
-def _cells(
+def compile_cells(
     name: str, resolved: Resolved, platforms: dict[str, PlatformProfile], catalog: Catalog
 ) -> list[Cell]:
     """The recipe compiled on every platform for every mode, engine and backend it allows."""

@@ -282,7 +282,11 @@ def recipe_page(site: Site, name: str) -> str:
                 ENGINE_LABELS[c.engine],
                 f"{STATUS_ICONS[cell_status(c)]} {cell_status(c)}",
                 esc(c.status),
-                "yes" if c.compiles else "**no**",
+                "yes"
+                if c.compiles
+                else "**no**: RLC303, known broken (`--allow-known-broken` compiles it)"
+                if c.compiled is not None
+                else "**no**",
                 ", ".join(link(g, rel(here, page("guard", g))) for g in c.guard_ids) or "—",
                 esc(c.compiled.plan.verl_version) if c.compiled else "—",
             ]
