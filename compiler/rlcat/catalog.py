@@ -611,6 +611,15 @@ def origin_note(file: str, line: int | None, col: int | None = None) -> Note:
     return Note(text) if builtin else Note(text, file, line, col)
 
 
+def shown_file(file: str) -> str:
+    """A file as an origin names it to a person: a built-in file that is no file of the working
+    folder is `built-in recipes/x.yaml` (in a team's repository, `recipes/x.yaml` would read as the
+    team's own file); any other file as diagnostics name it."""
+    if os.path.isabs(file) or os.path.lexists(file) or not is_builtin_file(file):
+        return file
+    return f"built-in {file}"
+
+
 def is_builtin_file(file: str) -> bool:
     """Whether a file as diagnostics name it (catalog.display_path) is one of rlcat's built-in
     recipes or catalog entries. Built-in files are named relative to the built-in root, so a relative

@@ -72,6 +72,8 @@ class Compiled:
     # a known-broken cell compiled only because --allow-known-broken asked (no recipe or project
     # allowance): `rlcat compile` and `rlcat matrix` without the flag refuse it (RLC303)
     known_broken_by_flag: bool = False
+    # the values parent recipes gave that the recipe replaced, by recipe field (Source.shadowed)
+    shadowed: dict[tuple[str | int, ...], list[tuple[Any, Origin]]] = field(default_factory=dict)
 
     @property
     def env_vars(self) -> dict[str, str]:
@@ -173,6 +175,7 @@ def _compile(req: Request, catalog: Catalog, source: Source) -> Compiled:
         guarded.fired,
         _inputs(resolved, profile_origin),
         known_broken_by_flag=by_flag,
+        shadowed=resolved.source.shadowed,
     )
 
 
