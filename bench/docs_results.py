@@ -15,11 +15,18 @@ own; then N rounds are measured, interleaved with a reference that copies the ca
 the median is compared with the budget, beside the CPU time of the process (the machine may be
 shared). `--write-docs` puts the figure into docs/results.md.
 
-Budget (issue: the experiment catalog): a docs build with 100 results and plots takes <= 20 s.
+Then the served site's case: the site built as `rlcat docs serve` keeps it, one recipe's summary is
+edited N times, and each rebuild (the recipe compiled again, the pages whose text changed built again
+by MkDocs over the site) is timed against the whole build.
+
+Budget (issue: the experiment catalog): a docs build with 100 results and plots takes <= 20 s; an
+edit of one recipe, rebuilt as `rlcat docs serve` does, <= 5 s (issue 24).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
 import shutil
@@ -34,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _benchlib import REPO, bench_arguments, machine, median_ms, spread_ms, table, verdict, write_json
 
 BUDGET_MS = 20_000.0
+EDIT_BUDGET_MS = 5_000.0  # `rlcat docs serve` after an edit of one recipe: a quarter of a whole build
 POINTS = 200
 VAL_KEY = "val-core/openai/gsm8k/reward/mean@1"
 GUIDE = REPO / "docs" / "results.md"
@@ -104,7 +112,8 @@ def write_docs(
     """Put the figure between the markers of docs/results.md."""
     m = machine()
     figure = (
-        f"A team catalog of the ten seed recipes and {results} measured runs with their series builds "
+        "A team catalog of the ten built-in recipes (not the upstream examples) and "
+        f"{results} measured runs with their series builds "
         f"its site (every entry validated, {pages} pages generated with their charts and diagrams, "
         f"built by MkDocs; `rlcat docs build --catalog DIR --no-builtin`) in "
         f"**{med / 1000:.1f} s** (median of {repeat} builds in one process; the first, with imports, "
@@ -120,6 +129,31 @@ def write_docs(
     GUIDE.write_text(pattern.sub(MARK_START + "\n" + figure + "\n" + MARK_END, text), encoding="utf-8")
     print(f"\nwrote the figure into {GUIDE.relative_to(REPO)}")
     return True
+
+
+def time_edits(tmp: Path, catalog: Path, repeat: int) -> tuple[list[float], list[float], list[str]]:
+    """`rlcat docs serve` after an edit of one recipe's summary, `repeat` times: that recipe compiled
+    again and the pages whose text changed built again over the served site. Returns the wall and
+    CPU seconds of each rebuild and what each did."""
+    from rlcat.cli.docs import catalog_site
+
+    (tmp / "pages").mkdir()
+    with contextlib.redirect_stdout(io.StringIO()):
+        kept = catalog_site([catalog], True, tmp / "pages", tmp / "served")
+    edited = sorted((catalog / "recipes").glob("*.yaml"))[0]
+    edits: list[float] = []
+    cpu: list[float] = []
+    steps: list[str] = []
+    for i in range(1, repeat + 1):
+        text = edited.read_text(encoding="utf-8")
+        summary = re.search(r"^summary: .*$", text, re.M)
+        assert summary is not None, f"{edited} has no summary line"
+        edited.write_text(text.replace(summary.group(0), f"summary: edited {i}", 1), encoding="utf-8")
+        t, c = time.perf_counter(), time.process_time()
+        steps.append(kept.step() or "nothing changed")
+        edits.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    return edits, cpu, steps
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,13 +200,17 @@ def main(argv: list[str] | None = None) -> int:
             totals.append(one_round(i))
         # --repeat 0: the first round alone (a smoke run of the script)
         totals, refs = totals or [first], refs or [reference(0)]
+
+        edits, edit_cpu, steps = time_edits(tmp, catalog, max(args.repeat, 1))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     med, ref = median_ms(totals), median_ms(refs)
     # the machine is shared: the CPU time says what the build itself costs when others run too
     cpu_med = median_ms(cpu[1:] or cpu)
     load = machine()["loadavg_1m"] or 0.0
-    ok = med <= BUDGET_MS and first * 1000 <= BUDGET_MS
+    edit_med, edit_cpu_med = median_ms(edits), median_ms(edit_cpu)
+    edit_ok = edit_med <= EDIT_BUDGET_MS and all(step.startswith("rebuilt ") for step in steps)
+    ok = med <= BUDGET_MS and first * 1000 <= BUDGET_MS and edit_ok
     lo, hi = spread_ms(totals)
     print(
         table(
@@ -185,7 +223,13 @@ def main(argv: list[str] | None = None) -> int:
                 ["median CPU time of the process (ms)", f"{cpu_med:.0f}"],
                 ["load average (1 min) at the end", f"{load:.1f}"],
                 ["reference: copy the catalog (ms)", f"{ref:.1f}"],
-                ["budget <= 20000 ms (first and median)", verdict(ok)],
+                [
+                    f"an edit of one recipe, as `docs serve` rebuilds it: median of {args.repeat} (ms)",
+                    f"{edit_med:.0f}",
+                ],
+                ["  its CPU time (ms); the full build over it", f"{edit_cpu_med:.0f}; {med / edit_med:.1f}x"],
+                ["  what it did (last round)", steps[-1]],
+                ["budget <= 20000 ms (first and median), an edit <= 5000 ms", verdict(ok)],
             ],
         )
     )
@@ -200,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
             "median_cpu_ms": cpu_med,
             "reference_ms": ref,
             "samples_ms": [s * 1000 for s in totals],
+            "edit_median_ms": edit_med,
+            "edit_median_cpu_ms": edit_cpu_med,
+            "edit_samples_ms": [s * 1000 for s in edits],
             "pass": ok,
         },
     )

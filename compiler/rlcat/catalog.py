@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from rlcat.diagnostics import Diagnostic, Note, RlcatError, diag, has_errors, suggestion_hint
-from rlcat.inside import inside, link_out
+from rlcat.inside import inside, link_out, link_target
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 ENTRY_SUFFIXES = (".yaml", ".yml")  # `x.yml` is entry `x` exactly as `x.yaml` is
@@ -187,7 +187,7 @@ def _unreadable(path: Path, reason: str) -> Diagnostic:
 
 def _broken_link(path: Path, exc: OSError) -> Diagnostic:
     """A link that cannot be resolved: a loop, a dangling link, or one through an unreadable folder."""
-    name, target = display_path(path), os.readlink(path)
+    name, target = display_path(path), link_target(path)
     if exc.errno == errno.ELOOP:
         return diag(
             "RLC011",
@@ -198,6 +198,26 @@ def _broken_link(path: Path, exc: OSError) -> Diagnostic:
     if exc.errno == errno.ENOENT:
         return diag("RLC001", f"{name} is a link to {target}, which does not exist", file=name)
     return diag("RLC001", f"cannot follow the link {name} -> {target}: {exc.strerror or exc}", file=name)
+
+
+# The kernel's file systems: what they list changes as it is read (processes come and go), they
+# hold links to every file of the machine, and no recipe is ever kept there.
+KERNEL_FOLDERS = ("/proc", "/sys")
+
+
+def kernel_folder(path: Path) -> Diagnostic | None:
+    """RLC012 when `path` (resolved) is in /proc or /sys: nothing there is read as a catalog."""
+    real = os.path.realpath(path)
+    found = next((top for top in KERNEL_FOLDERS if inside(real, top)), None)
+    if found is None:
+        return None
+    name = display_path(path)
+    return diag(
+        "RLC012",
+        f"{name}: {found} is the kernel's view of the machine, not a folder of files; not read",
+        file=name,
+        hint="name the folder that holds recipes/ and catalog/ (or the recipe files)",
+    )
 
 
 def walk_entries(
@@ -214,6 +234,10 @@ def walk_entries(
     is not a folder is a diagnostic too.
     """
     walk = Walk()
+    kernel = kernel_folder(start)
+    if kernel is not None:
+        walk.problems.append(kernel)
+        return walk
     boundary_real = os.path.realpath(boundary)
     top = _look(start, boundary_real)
     if top.type == "file" and not folder_only:
@@ -269,13 +293,15 @@ def collect_files(
     files: list[Path] = []
     problems: list[Diagnostic] = []
     for path in paths:
-        walk = walk_entries(path, _boundary(path, catalog), suffixes=suffixes)
+        walk = walk_entries(path, read_boundary(path, catalog), suffixes=suffixes)
         files += walk.files
         problems += walk.problems
     return list(dict.fromkeys(files)), problems
 
 
-def _boundary(path: Path, catalog: Catalog | None) -> Path:
+def read_boundary(path: Path, catalog: Catalog | None) -> Path:
+    """The folder no link is followed out of when `path` is read: the catalog root it sits in, else
+    the folder given, or the folder a given file sits in (inside.link_leaves)."""
     root = catalog.root_of(path) if catalog is not None else None
     if root is not None:
         return root
@@ -300,7 +326,7 @@ def _loop(link: Path) -> Diagnostic:
     name = display_path(link)
     return diag(
         "RLC011",
-        f"link loop: {name} -> {os.readlink(link)} leads back to a folder it sits in; not followed",
+        f"link loop: {name} -> {link_target(link)} leads back to a folder it sits in; not followed",
         file=name,
         hint="remove the link: following it would walk the same folders forever",
     )
@@ -407,7 +433,17 @@ class Catalog:
         ]
 
     def conflicts_of(self, path: Path) -> list[Diagnostic]:
-        """The RLC206 and RLC207 findings about one entry file (what `rlcat validate` reports for it)."""
+        """The RLC206 and RLC207 findings about one entry file (what `rlcat validate` reports for it,
+        and what stops `rlcat compile PATH`). A file outside every search root has no table: its
+        twin of the other suffix beside it (`x.yml` beside `x.yaml`) is the same RLC207 there."""
+        if self._locate(path) is None:
+            twin = _twin(path)
+            if twin is None:
+                return []
+            first, second = sorted([path, twin], key=lambda p: p.suffix != ".yaml")
+            return [
+                _duplicate(kind_at(Path(os.path.abspath(path)).parts), path.stem, first, second).diagnostic
+            ]
         absolute = os.path.abspath(path)
         table = self._table(self.kind_of(path))
         return [c.diagnostic for c in table.conflicts if absolute in c.files]
@@ -516,6 +552,17 @@ def _spellings(path: Path, *, whole: bool = False) -> list[str]:
     return list(dict.fromkeys([absolute, os.path.join(os.path.realpath(folder), name)]))
 
 
+def _twin(path: Path) -> Path | None:
+    """The entry file of the same name with the other suffix beside `path` (`x.yml` for `x.yaml`)."""
+    if path.suffix not in ENTRY_SUFFIXES:
+        return None
+    for suffix in ENTRY_SUFFIXES:
+        twin = path.with_suffix(suffix)
+        if suffix != path.suffix and os.path.lexists(twin):
+            return twin
+    return None
+
+
 def _duplicate(kind: Kind, name: str, first: Path, second: Path) -> _Conflict:
     shown = display_path(second)
     return _Conflict(
@@ -562,6 +609,15 @@ def origin_note(file: str, line: int | None, col: int | None = None) -> Note:
     text = f"{_NOTE_PREFIX[kind]} {Path(file).stem}, {'built-in' if builtin else file}"
     text += f", line {line}" if line else ""
     return Note(text) if builtin else Note(text, file, line, col)
+
+
+def shown_file(file: str) -> str:
+    """A file as an origin names it to a person: a built-in file that is no file of the working
+    folder is `built-in recipes/x.yaml` (in a team's repository, `recipes/x.yaml` would read as the
+    team's own file); any other file as diagnostics name it."""
+    if os.path.isabs(file) or os.path.lexists(file) or not is_builtin_file(file):
+        return file
+    return f"built-in {file}"
 
 
 def is_builtin_file(file: str) -> bool:

@@ -57,6 +57,15 @@ def link_leaves(path: str | Path, boundary_real: str) -> str | None:
     return None if inside(real, boundary_real) else real
 
 
+def link_target(path: str | Path, fallback: str = "a target that cannot be read") -> str:
+    """What a link says it points at, for a message. The link may be gone by now, or unreadable
+    (a process of /proc that ended, another user's): the message then says so, never a crash."""
+    try:
+        return os.readlink(path)
+    except OSError:
+        return fallback
+
+
 def link_out(path: Path, boundary_real: str, shown: str) -> Diagnostic | None:
     """RLC011 when `path` is a link (or sits below one) whose target leaves `boundary_real` (a real
     path), naming it as `shown`; None otherwise. The words of every such refusal: the catalog walk
@@ -64,7 +73,7 @@ def link_out(path: Path, boundary_real: str, shown: str) -> Diagnostic | None:
     real = link_leaves(path, boundary_real)
     if real is None:
         return None
-    target = os.readlink(path) if os.path.islink(path) else real
+    target = link_target(path, real) if os.path.islink(path) else real
     return diag(
         "RLC011",
         f"{shown} is a link to {target}, outside the folder rlcat reads; not followed",

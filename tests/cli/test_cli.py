@@ -55,8 +55,18 @@ def raw_recipe(name: str) -> dict[str, Any]:
     return _deep_merge(raw_recipe(parent), data) if parent else data
 
 
+def trains_with(data: dict[str, Any]) -> str:
+    """What the actor trains with: the backend, or on an FSDP backend the actor's own strategy."""
+    strategy = data.get("parallelism", {}).get("actor", {}).get("strategy")
+    return strategy if data["backend"] in ("fsdp", "fsdp2") and strategy else data["backend"]
+
+
 def seeds_where(**fields: str) -> list[str]:
-    return sorted(n for n in ALL_RECIPES if all(raw_recipe(n)[k] == v for k, v in fields.items()))
+    def value(name: str, key: str) -> Any:
+        data = raw_recipe(name)
+        return trains_with(data) if key == "backend" else data[key]
+
+    return sorted(n for n in ALL_RECIPES if all(value(n, k) == v for k, v in fields.items()))
 
 
 def override_lines(text: str) -> list[str]:
@@ -84,8 +94,9 @@ def test_list_json(rlcat: Callable[..., Result]) -> None:
     for row in rows:
         assert {"name", "algorithm", "backend", "engine", "mode", "summary"} <= set(row), row
         raw = raw_recipe(row["name"])
-        for field in ("algorithm", "backend", "engine", "mode", "summary"):
+        for field in ("algorithm", "engine", "mode", "summary"):
             assert row[field] == raw[field], (row["name"], field)
+        assert row["backend"] == trains_with(raw), row["name"]
 
 
 @pytest.mark.parametrize(
@@ -109,6 +120,16 @@ def test_list_filters(rlcat: Callable[..., Result], filters: dict[str, str]) -> 
     result = rlcat("list", *args, "--format", "json")
     assert result.code == 0, result.err
     assert sorted(row["name"] for row in json.loads(result.out)) == seeds_where(**filters)
+
+
+def test_list_shows_what_each_recipe_trains_with(rlcat: Callable[..., Result]) -> None:
+    """An imported `*_fsdp2_*` example is backend fsdp with the actor on FSDP2: `list` shows (and
+    filters by) fsdp2, as the docs' recipe tables do; a `*_fsdp_*` one shows fsdp."""
+    rows = {row["name"]: row["backend"] for row in json.loads(rlcat("list", "--format", "json").out)}
+    fsdp2 = [name for name in rows if "_fsdp2_" in name]
+    assert fsdp2 and {rows[name] for name in fsdp2} == {"fsdp2"}
+    assert {rows[name] for name in rows if "_fsdp_" in name and "_fsdp2_" not in name} == {"fsdp"}
+    assert rows == {name: trains_with(raw_recipe(name)) for name in rows}
 
 
 def test_list_backend_megatron_is_exactly_the_megatron_recipes(rlcat: Callable[..., Result]) -> None:

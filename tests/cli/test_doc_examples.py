@@ -33,6 +33,10 @@ USER_RECIPE = "name: recipe\nsummary: a recipe of the reader's own\nextends: gsm
 
 # Examples that cannot run here, each with the reason (the text as the page writes it, comment aside).
 NOT_RUN = {
+    "rlcat lint tests/data/lint/verl_only.sh --verl-python ~/.cache/rlcat/verl-oracle/verl-0.9.1/bin/python": (
+        "needs verl's oracle environment (`rlcat dev verl-oracle`); tests/oracle/test_native.py runs it "
+        "and compares its output with the page"
+    ),
     "rlcat launch gsm8k_qwen3_8b_fsdp --platform rocm --target ray-job --ray-auth-mode token --address "
     "http://head:8265 --submit --wait": "submits to a Ray cluster of GPUs (tests/e2e/test_launch_ray.py "
     "submits and follows jobs on a real Ray cluster)",

@@ -67,14 +67,6 @@ def test_a_result_naming_no_recipe_stops_the_build(rlcat: Run, elsewhere: Path) 
     assert not (elsewhere / "site").exists()
 
 
-def test_no_builtin_leaves_out_the_built_in_parents(rlcat: Run, elsewhere: Path) -> None:
-    team = _team(elsewhere, f"name: team_run\nextends: {PARENT}\n")
-    r = rlcat("docs", "build", "--catalog", str(team), "--no-builtin", "--out", "site")
-    assert r.code == 2
-    assert "RLC201" in r.err and f"unknown recipe '{PARENT}'" in r.err and "team_run.yaml:2" in r.err
-    assert not (elsewhere / "site").exists()
-
-
 def test_no_builtin_needs_a_catalog_folder(rlcat: Run, elsewhere: Path) -> None:
     r = rlcat("docs", "build", "--no-builtin", "--out", "site")
     assert r.code == 2

@@ -224,3 +224,29 @@ def test_env_var_set_by_recipe_and_platform_shows_both(rlcat: Run, tmp_path: Pat
         rlcat("explain", "child", "env", "--platform", "rocm", "--catalog", str(tmp_path), "-f", "json")
     )
     assert [k["key"] for k in through_field["keys"]] == ["NCCL_MIN_NCHANNELS"]
+
+
+def test_a_value_replaced_in_a_team_recipe_shows_the_built_in_parents_layer(
+    rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a team's repository, a recipe that extends a built-in one and changes one of its values:
+    explain shows every layer, the parent's value among them, and names the parent's file as
+    built-in (the team has no recipes/gsm8k_qwen3_8b_fsdp.yaml); show's header does too."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "child.yaml").write_text(
+        f"name: child\nsummary: a child\nextends: {RECIPE}\nbatch:\n  train_batch_size: 512\n"
+    )
+    parent_line = _line_of("train_batch_size:")
+    text = rlcat("explain", "child", "data.train_batch_size", "--catalog", ".")
+    assert text.code == 0, text.err
+    rows = [line.split() for line in text.out.splitlines()[2:]]
+    assert [(r[0], r[1]) for r in rows] == [("verl-default", "1024"), ("recipe", "1024"), ("recipe", "512")]
+    assert f"built-in recipes/{RECIPE}.yaml:{parent_line} — replaced below" in text.out
+    assert "recipes/child.yaml:5" in text.out and "built-in recipes/child" not in text.out
+    story = _json(rlcat("explain", "child", "data.train_batch_size", "--catalog", ".", "--format", "json"))
+    history = story["keys"][0]["history"]
+    assert [(h["value"], h.get("replaced", False)) for h in history] == [("1024", True), ("512", False)]
+    shown = rlcat("show", "child", "--catalog", ".")
+    header = f"# child: resolved from recipes/child.yaml <- built-in recipes/{RECIPE}.yaml"
+    assert shown.out.startswith(header)

@@ -643,6 +643,26 @@ def test_two_entries_with_one_name_in_one_folder_are_an_error_naming_both(
     assert " RLC207 error: " in compiled.err and f"repo/{second}" in compiled.err
 
 
+@pytest.mark.parametrize("named", ["twin.yaml", "twin.yml"])
+def test_compile_and_validate_refuse_a_yml_beside_a_yaml_outside_any_catalog(
+    rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    """A folder of recipe files that is no catalog (no recipes/ or catalog/ in it): `x.yml` beside
+    `x.yaml` is one name twice, and `rlcat compile PATH` and `rlcat validate` say so alike (RLC207),
+    whichever of the two is named; neither picks one."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine").mkdir()
+    parent = f"name: twin\nextends: {SEED}\nsummary: "
+    (tmp_path / "mine" / "twin.yaml").write_text(parent + "the yaml one\n", encoding="utf-8")
+    (tmp_path / "mine" / "twin.yml").write_text(parent + "the yml one\n", encoding="utf-8")
+    expected = "mine/twin.yml RLC207 error: two recipes named 'twin' in one catalog folder: mine/twin.yaml"
+    for args in (["validate", "mine"], ["validate", f"mine/{named}"], ["compile", f"mine/{named}"]):
+        r = rlcat(*args)
+        assert r.code == (ExitCode.FINDINGS if args[0] == "validate" else ExitCode.INPUT), (args, r.err)
+        assert expected in r.out + r.err, args
+        assert "the yml one" not in r.out and "the yaml one" not in r.out
+
+
 def test_one_name_in_two_user_folders_is_the_search_order_not_a_duplicate(rlcat: Run, tmp_path: Path) -> None:
     first, second = make_repo(tmp_path / "first"), make_repo(tmp_path / "second")
     result = rlcat("compile", "mine", "--catalog", str(first), "--catalog", str(second))

@@ -628,6 +628,54 @@ def test_overrides_format_refuses_what_the_shell_format_passes(
     ]
 
 
+def test_a_line_break_is_written_by_every_yaml_output_or_by_none(rlcat: Run, tmp_path: Path) -> None:
+    """One rule for a value with a line break: every output that can hold it exactly writes it —
+    the shell script quotes it, JSON escapes it, and every YAML output (compile's yaml format,
+    `rlcat show`, the SkyPilot and KubeRay manifests) writes it as a `|` block that reads back as
+    the same text; only the one-override-per-line form refuses it (RLC405), naming the others. The
+    yaml format and `show` used to refuse what the YAML manifests of a launch wrote."""
+    root = tmp_path / "catalog-folder"
+    value = "first line\nsecond line"
+    yaml_file(
+        root / "recipes" / "named.yaml",
+        {
+            "name": "named",
+            "extends": SHIPPED_RECIPE,
+            "summary": "s",
+            "trainer": {"experiment": value},
+            "env": {"TEAM_NOTE": value},
+        },
+    )
+    args = ["named", "--catalog", str(root)]
+    compiled = rlcat("compile", *args, "--format", "yaml")
+    assert compiled.code == 0, compiled.err
+    assert yaml.safe_load(compiled.out)["trainer"]["experiment_name"] == value
+    shown = rlcat("show", *args)
+    assert shown.code == 0, shown.err
+    data = yaml.safe_load(shown.out)
+    assert data["trainer"]["experiment"] == value and data["env"]["TEAM_NOTE"] == value
+    for target in ("skypilot", "kuberay"):
+        out = tmp_path / f"{target}.yaml"
+        launched = rlcat(
+            "launch",
+            *args,
+            "--target",
+            target,
+            "--ray-auth-mode",
+            "disabled",
+            "--image",
+            "registry.example/verl:1",
+            "--emit",
+            str(out),
+        )
+        assert launched.code == 0, (target, launched.err)
+        assert "second line" in out.read_text(encoding="utf-8")
+    assert json.loads(rlcat("compile", *args, "--format", "json").out)["env"]["TEAM_NOTE"] == value
+    refused = rlcat("compile", *args, "--format", "overrides")
+    assert refused.code == ExitCode.INPUT and " RLC405 error: " in refused.err
+    assert "--format shell" in refused.err and "--format json" in refused.err
+
+
 # --- the rules themselves ----------------------------------------------------------------------------
 
 PRINTABLE_CASES = [

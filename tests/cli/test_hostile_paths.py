@@ -323,3 +323,74 @@ def test_validate_and_lint_refuse_a_link_out_with_one_rule(
     assert {m.replace("leak.sh", "leak.yaml") for m in lint_links if "leak.sh" in m} == {
         m for m in validate_links if "leak.yaml" in m
     }
+
+
+def test_no_excerpt_of_a_file_reached_through_a_link_out_of_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finding at a line of `checked/run.sh`, a link to a file beside the checked folder (inside
+    the working folder): the readers refuse such a link, and the reporter quotes nothing of it."""
+    from rlcat.diagnostics import diag
+    from rlcat.emit.reporters import text
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "checked").mkdir()
+    (tmp_path / "secret.sh").write_text(f"# 1\nexport TOKEN={SECRET}\n", encoding="utf-8")
+    (tmp_path / "checked" / "run.sh").symlink_to("../secret.sh")
+    (tmp_path / "checked" / "own.sh").write_text("# 1\necho own line\n", encoding="utf-8")
+    found = [diag("RLC050", "x", file=f"checked/{name}.sh", line=2) for name in ("run", "own")]
+    shown = text(found, 2, color=False)
+    assert SECRET not in shown
+    assert "    2 | echo own line" in shown  # a file of the folder is quoted as before
+
+
+def test_import_refuses_a_script_linked_from_outside_its_folder(
+    rlcat: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rlcat import` reads the file named, never one a link leads to outside its folder: the rule
+    `rlcat lint` follows (RLC011, exit 2, nothing of the file shown)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "checked").mkdir()
+    (tmp_path / "secret.sh").write_text(
+        f"python3 -m verl.trainer.main_ppo data.train_batch_size={SECRET} bad==\n", encoding="utf-8"
+    )
+    (tmp_path / "checked" / "run.sh").symlink_to("../secret.sh")
+    r = rlcat("import", "checked/run.sh", "-o", "out")
+    assert r.code == 2
+    assert "RLC011" in r.err and "checked/run.sh is a link to ../secret.sh" in r.err
+    assert SECRET not in r.out + r.err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc on this system")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "--catalog", "/proc"],
+        ["compile", PARENT, "--catalog", "/proc/self"],
+        ["validate", "/proc/1"],
+        ["validate", "/sys/kernel"],
+    ],
+    ids=["list-proc", "compile-proc-self", "validate-proc-1", "validate-sys"],
+)
+def test_a_folder_of_the_kernel_is_no_catalog(rlcat: Run, args: list[str]) -> None:
+    """`--catalog /proc` walked every process's links and crashed (exit 3) on one that vanished or
+    could not be read; a folder in /proc or /sys is refused before any walk: RLC012, exit 2."""
+    r = rlcat(*args)
+    assert r.code == 2, r.err
+    assert " RLC012 error: " in r.out + r.err and "not a folder of files; not read" in r.out + r.err
+    assert "internal error" not in r.err and "Traceback" not in r.err
+    assert len((r.out + r.err).splitlines()) <= 4  # one finding, not one per process
+
+
+def test_a_link_that_cannot_be_read_is_described_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link gone, or unreadable, between the look and the message (a process of /proc that ended)."""
+    import os
+
+    from rlcat.inside import link_target
+
+    def gone(path: object) -> str:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(os, "readlink", gone)
+    assert link_target("/somewhere/link") == "a target that cannot be read"

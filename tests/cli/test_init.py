@@ -277,11 +277,13 @@ def test_project_file_documents_every_setting_at_its_default(team: Path) -> None
     document = tomllib.loads(uncommented)
     defaults = project.settings.model_dump(exclude_none=True)  # TOML has no null: those stay comments
     assert set(document) == set(defaults)
-    chosen = ("allow", "rlcat_source")
+    chosen = ("allow", "rlcat_source", "site")  # set by init, or tables shown by an example
     assert {k: v for k, v in document.items() if k not in chosen} == {
         k: v for k, v in defaults.items() if k not in chosen
     }
-    assert read_project(team / "rlcat.toml").settings.allow == {"RLC303": "our image carries SGLang"}
+    settings = read_project(team / "rlcat.toml").settings
+    assert settings.allow == {"RLC303": "our image carries SGLang"}
+    assert settings.site.name == "Our RL recipes" and settings.site.install
 
 
 def test_catalog_readme_examples_are_valid_entries(team: Path, rlcat: Run) -> None:

@@ -15,6 +15,7 @@ ids in-process (the interpreter lives under /root, where a `nobody` process cann
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import shutil
@@ -600,3 +601,33 @@ def test_explain_unknown_key_is_bad_input(rlcat: Run, key: str, hint: str | None
     assert "\n  hint: " in result.err
     if hint is not None:
         assert hint in result.err
+
+
+class _GoneReader(io.StringIO):
+    """stdout whose reader went away (`| head -1` done) or that was closed (`>&-`)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__()
+        self.error = error
+
+    def write(self, text: str) -> int:
+        raise self.error
+
+    def flush(self) -> None:
+        raise self.error
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["show", "-h"], ["docs", "--help"]])
+@pytest.mark.parametrize(
+    "error", [BrokenPipeError(errno.EPIPE, "Broken pipe"), OSError(errno.EBADF, "Bad file descriptor")]
+)
+def test_help_and_version_to_a_reader_gone_exit_141(
+    args: list[str], error: OSError, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typer writes help, --version and usage itself: a reader gone is 141 there too, as for every
+    command's output (not Click's exit 1 for a broken pipe, nor an internal error for a closed
+    stream)."""
+    from rlcat.cli import main
+
+    monkeypatch.setattr(sys, "stdout", _GoneReader(error))
+    assert main(args) == ExitCode.BROKEN_PIPE

@@ -447,6 +447,10 @@ def test_run_folders_without_a_plan_or_metrics_are_diagnosed(rlcat: Run, workspa
     (workspace / "empty" / "plan.json").write_text('{"recipe": 1}')
     r = rlcat("runs", "add", "empty", "--catalog", "team")
     assert r.code == 2 and "not a plan rlcat wrote" in r.err
+    # a file that is not JSON: the finding is at the line and column where the reader stopped
+    (workspace / "empty" / "plan.json").write_text('{\n  "recipe": "a",\n  "platform" "cuda"\n}\n')
+    r = rlcat("runs", "add", "empty", "--catalog", "team")
+    assert r.code == 2 and "empty/plan.json:3:14 RLC1201 error: not a readable plan: not JSON" in r.err
     compile_run(rlcat, "runs/none")
     r = rlcat("runs", "add", "runs/none", "--catalog", "team")
     assert r.code == 2 and "RLC1209" in r.err

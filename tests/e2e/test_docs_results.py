@@ -217,7 +217,9 @@ def test_recipe_page_lists_its_results_and_overlays_its_runs(gen: Generated) -> 
     assert {"run-a", "run-b"} <= set(val)
     # reported gsm8k figures drawn on the gsm8k series (not the MATH ones); measured scalars are not
     seed = yaml.safe_load((REPO / "catalog/results/gsm8k_qwen3_8b_fsdp-sglang-amd.yaml").read_text())
-    label = f"{seed['name']} ({seed['source']['title'][:39]}…)"  # a long source title is cut at 40
+    # the source's English title, cut at 40 characters
+    title = seed["source"].get("title_en") or seed["source"]["title"]
+    label = f"{seed['name']} ({title[:39]}…)"
     assert {f"{label}: 0.82", f"{label}: 0.955–0.956"} <= set(val)
     assert not any(": 0.37" in t or ": 0.835" in t for t in val)
     lines = [p for p in charts[VAL_KEY].iter(SVG + "path") if "stroke: #0072b2" in (p.get("style") or "")]

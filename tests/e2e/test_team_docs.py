@@ -13,7 +13,14 @@ RLCAT_REQUIRE_BROWSER=1, the same way)."""
 
 from __future__ import annotations
 
-import tempfile
+import _thread
+import contextlib
+import html
+import io
+import json
+import re
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -28,6 +35,7 @@ from test_team_repo import _pip_env, _run, _venv, wheels  # noqa: F401 - `wheels
 
 from rlcat import __version__ as VERSION
 from rlcat.catalog import Catalog, builtin_root
+from rlcat.cli import main
 from rlcat.dev import wheelhouse
 from rlcat.docsite.data import Cell, load_site
 from rlcat.docsite.figures.matrix_grid import STATUS_COLOURS, cell_gid
@@ -166,7 +174,7 @@ def _worst(statuses: list[str]) -> str:
 def _recipe_status(cell: Cell) -> str:
     """A compiled cell's status as the grid shows it, from the data: the compile, the guards' findings
     and the platform's word."""
-    if not cell.compiles:
+    if cell.compiled is None:  # not even with --allow-known-broken
         return "does-not-compile"
     if cell.known_issue:
         return "known-broken"
@@ -255,38 +263,150 @@ def test_team_site_in_a_browser(browser: Any, base_url: str, team_site: TeamSite
     assert len(set(expected.values())) >= 2, "the catalog has cells of more than one status"
 
 
-def test_no_builtin_builds_a_site_of_the_team_alone(
-    rlcat: Callable[..., Result], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("RLCAT_PATH", raising=False)
-    team = tmp_path / "team"
-    recipe = _entry("recipes", PARENT)
-    _write(team / "recipes" / "team_only.yaml", {**recipe, "name": "team_only"})
-    _write(team / "catalog" / "models" / "qwen3_8b.yaml", _entry("catalog/models", "qwen3_8b"))
-    _write(team / "catalog" / "datasets" / "gsm8k_math.yaml", _entry("catalog/datasets", "gsm8k_math"))
-    _write(team / "catalog" / "platforms" / "cuda.yaml", _entry("catalog/platforms", "cuda"))
-    r = rlcat("docs", "build", "--catalog", "team", "--no-builtin", "--out", "site")
-    assert r.code == 0, r.err
-    pages = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*.html")}
-    assert {p for p in pages if p.startswith(("recipes/", "platforms/", "models/", "datasets/"))} == {
+TEAM_NAME = "Tým RL recipes"  # the project's own name, not ASCII, not rlcat's
+TEAM_INSTALL = "pip install --find-links wheels rlcat"
+TEAM_RESULT = "team_only-rocm-run1"
+
+
+@dataclass
+class NoBuiltinSite:
+    root: Path
+    site: Path
+    pages: set[str]
+    code: int
+    out: str
+
+    def text(self, page: str) -> str:
+        return (self.site / page).read_text(encoding="utf-8")
+
+    def words(self, page: str) -> str:
+        """The page's text as a reader sees it (code blocks are split into highlighted spans)."""
+        return html.unescape(re.sub(r"<[^>]+>", "", self.text(page)))
+
+
+@pytest.fixture(scope="module")
+def no_builtin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NoBuiltinSite]:
+    """One in-process build of a team's site without the built-in recipes and results: a project
+    file naming the site and its install line (platforms = ["rocm"]), a team recipe extending a
+    built-in one, a team result of it. Every test of `--no-builtin` reads this one build."""
+    root = tmp_path_factory.mktemp("no-builtin")
+    team = root / "team"
+    (team / "rlcat.toml").parent.mkdir(parents=True)
+    (team / "rlcat.toml").write_text(
+        'platforms = ["rocm"]\n\n[site]\n'
+        f'name = "{TEAM_NAME}"\ndescription = "The recipes our cluster runs"\ninstall = "{TEAM_INSTALL}"\n',
+        encoding="utf-8",
+    )
+    _write(team / "recipes" / "team_only.yaml", {"name": "team_only", "extends": PARENT, "summary": "Ours"})
+    result = {
+        "name": TEAM_RESULT,
+        "summary": "A measured run of the team's recipe",
+        "recipe": "team_only",
+        "platform": "rocm",
+        "hardware": {"gpu": "MI300X", "gpus": 8},
+        "mode": "colocate",
+        "kind": "measured",
+        "run": {"folder": "runs/run1", "metrics_file": "runs/run1/metrics.jsonl", "lines": 4},
+        "metrics": [{"metric": "val_score_max", "value": 0.93, "unit": "fraction", "at_step": 30}],
+    }
+    _write(team / "catalog" / "results" / f"{TEAM_RESULT}.yaml", result)
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(team)
+        patch.delenv("RLCAT_PATH", raising=False)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            code = main(["docs", "build", "--catalog", ".", "--no-builtin", "--out", str(root / "site")])
+    site = root / "site"
+    pages = {p.relative_to(site).as_posix() for p in site.rglob("*.html")} if site.is_dir() else set()
+    yield NoBuiltinSite(root, site, pages, code, out.getvalue())
+
+
+def test_no_builtin_leaves_out_built_in_recipes_and_results_only(no_builtin: NoBuiltinSite) -> None:
+    assert no_builtin.code == 0, no_builtin.out
+    pages = no_builtin.pages
+    assert {p for p in pages if p.startswith(("recipes/", "results/"))} == {
         "recipes/index.html",
         "recipes/team_only.html",
-        "platforms/index.html",
-        "platforms/cuda.html",
-        "models/index.html",
-        "models/qwen3_8b.html",
-        "datasets/index.html",
-        "datasets/gsm8k_math.html",
+        "results/index.html",
+        f"results/{TEAM_RESULT}.html",
     }
-    home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "team_only" in home and PARENT not in home
+    # the built-in platforms, models and datasets stay: the team's recipe runs on them
+    assert {"platforms/rocm.html", "platforms/cuda.html", "models/qwen3_8b.html"} <= pages
+    assert "datasets/gsm8k_math.html" in pages
+    home = no_builtin.text("index.html")
+    assert "team_only" in home and f"recipes/{PARENT}.html" not in home
 
-    # serve builds the same site in a temporary folder, serves it on loopback, and removes it
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    served = rlcat("docs", "serve", "--catalog", "team", "--no-builtin", "--port", "0", "--timeout", "0.2")
-    assert served.code == 0, served.err
-    assert "built " in served.out and "at http://127.0.0.1:" in served.out
-    assert list(scratch.iterdir()) == []
+
+def test_no_builtin_site_is_named_and_installed_as_the_project_says(no_builtin: NoBuiltinSite) -> None:
+    home = no_builtin.text("index.html")
+    assert f"<title>{TEAM_NAME}</title>" in home
+    assert "The recipes our cluster runs" in home
+    assert TEAM_INSTALL in no_builtin.words("index.html")
+    for page in ("index.html", "recipes/team_only.html", "recipes/index.html"):
+        text = no_builtin.words(page)
+        assert "pip install rlcat" not in text and "<title>rlcat" not in no_builtin.text(page), page
+        assert "pypi.org/project/rlcat" not in text, page
+
+
+def test_no_builtin_site_marks_the_team_recipes(no_builtin: NoBuiltinSite) -> None:
+    page = no_builtin.text("recipes/team_only.html")
+    assert f"from: {TEAM_NAME}'s catalog" in no_builtin.words("recipes/team_only.html")
+    assert f"<strong>{TEAM_NAME}</strong>" in page
+    # the built-in parent is named, without a link to a page the site does not have
+    assert f"<code>{PARENT}</code> (built-in)" in page
+    assert f'href="{PARENT}.html' not in page
+    index = no_builtin.text("recipes/index.html")
+    assert f"<strong>{TEAM_NAME}</strong>" in index
+
+
+def _html_stamps(site: Path) -> dict[str, int]:
+    return {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*.html")}
+
+
+def test_serve_rebuilds_only_what_changed(
+    rlcat: Callable[..., Result], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rlcat docs serve` builds the team's site, serves it on loopback and, when a recipe is
+    edited, builds again only the pages whose text changed; Ctrl-C stops it (exit 130). The edit and
+    the Ctrl-C come from a thread watching the served folder."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RLCAT_PATH", raising=False)
+    team, site = tmp_path / "team", tmp_path / "site"
+    recipe = team / "recipes" / "team_only.yaml"
+    _write(recipe, {"name": "team_only", "extends": PARENT, "summary": "Before the edit"})
+    seen: dict[str, dict[str, int]] = {}
+
+    def wait_for(condition: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 600
+        while not condition():
+            assert time.monotonic() < deadline, "the served site never changed"
+            time.sleep(0.1)
+
+    def edit_then_stop() -> None:
+        page = site / "recipes" / "team_only.html"
+        try:
+            wait_for(lambda: page.is_file() and (site / "search" / "search_index.json").is_file())
+            seen["before"] = _html_stamps(site)
+            _write(recipe, {"name": "team_only", "extends": PARENT, "summary": "After the edit"})
+            wait_for(lambda: "After the edit" in page.read_text(encoding="utf-8"))
+            seen["after"] = _html_stamps(site)
+        finally:
+            _thread.interrupt_main()  # Ctrl-C
+
+    watcher = threading.Thread(target=edit_then_stop, daemon=True)
+    watcher.start()
+    served = rlcat(
+        "docs", "serve", "--catalog", "team", "--no-builtin", "--out", "site", "--port", "0", "--poll", "0.2"
+    )
+    watcher.join()
+    assert served.code == 130, served.err
+    assert "at http://127.0.0.1:" in served.out and "rebuilt " in served.out, served.out
+    before, after = seen["before"], seen["after"]
+    rebuilt = {page for page in before if after.get(page) != before[page]}
+    assert "recipes/team_only.html" in rebuilt
+    assert "platforms/cuda.html" not in rebuilt and "guards/index.html" not in rebuilt
+    assert len(rebuilt) <= 3 < len(before), rebuilt
+    assert set(after) == set(before)
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    found = {doc["location"].partition("#")[0] for doc in index["docs"]}
+    assert {"recipes/team_only.html", "platforms/cuda.html", "index.html"} <= found  # the whole site

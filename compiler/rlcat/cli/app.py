@@ -8,12 +8,14 @@ script, the exit code of an exception) is cli/process.py.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import io
 import re
-from collections.abc import Iterator, MutableMapping
+import sys
+from collections.abc import Callable, Iterator, MutableMapping
 from functools import cache
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 from typer.core import TyperGroup
@@ -236,8 +238,46 @@ def command_tree() -> TyperGroup:
     return tree
 
 
+class _CheckedOutput:
+    """stdout as Typer writes to it (help, --version, usage): a write to a reader that went away, or
+    to a stream closed when rlcat started, is OutputClosed (exit 141), as for every command's output
+    (cli.report), instead of Click's exit 1 for a broken pipe or a crash for a closed stream."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def _checked(self, call: Callable[[], object]) -> object:
+        try:
+            return call()
+        except OSError as exc:
+            if isinstance(exc, BrokenPipeError) or exc.errno == errno.EBADF:
+                from rlcat.cli.report import OutputClosed  # the commands' module: loaded with a command
+
+                raise OutputClosed from None
+            raise
+
+    def write(self, text: str) -> int:
+        written = self._checked(lambda: self._stream.write(text))
+        return written if isinstance(written, int) else len(text)
+
+    def flush(self) -> None:
+        self._checked(self._stream.flush)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
 def run_app(args: list[str]) -> int:
     """Run the Typer command line on `args`; the exit code of a usage error or of the command."""
+    stdout = sys.stdout
+    sys.stdout = _CheckedOutput(stdout)
+    try:
+        return _run_app(args)
+    finally:
+        sys.stdout = stdout
+
+
+def _run_app(args: list[str]) -> int:
     try:
         returned = root_group()(args=args, prog_name="rlcat", standalone_mode=False)
     except typer.Exit as exc:

@@ -65,6 +65,8 @@ def settings_rows(project: Project | None, catalog: list[Path] | None) -> list[d
         value: Any = getattr(settings, name)
         if name == "schemas":
             value = str(project.schemas) if project else value
+        if name == "site":  # a table: the settings it sets
+            value = settings.site.model_dump(exclude_none=True)
         rows.append(
             {"setting": name, "value": value, "source": project.origin(name) if project else "default"}
         )

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -20,9 +23,9 @@ import typer
 from rlcat.catalog import Catalog, Kind, repo_root
 from rlcat.cli.app import app, command_tree
 from rlcat.cli.common import CatalogOpt
-from rlcat.cli.report import catalog_for
+from rlcat.cli.report import catalog_for, print_diagnostics
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag
-from rlcat.docsite.data import load_site
+from rlcat.docsite.data import Identity, Site, load_site, stamps
 from rlcat.docsite.generate import write
 from rlcat.project import find_project, search_roots
 from rlcat.survey.validate_files import validate_file
@@ -80,13 +83,11 @@ def _catalog_mode(catalog: list[Path] | None, no_builtin: bool) -> bool:
 
 
 def _site_catalog(extra: list[Path] | None, no_builtin: bool) -> Catalog:
-    """The catalog every command searches (every folder checked), without the built-in one on
-    --no-builtin."""
+    """The catalog every command searches (every folder checked). --no-builtin leaves the built-in
+    recipes and results off the site (load_site), never out of the lookups: a team's recipe extends
+    a built-in one and runs on the built-in platforms, models and datasets."""
     catalog = catalog_for(extra)
-    if not no_builtin:
-        return catalog
-    folders = [root.folder for root in search_roots(extra, [], find_project()) if not root.builtin]
-    if not folders:
+    if no_builtin and not any(not root.builtin for root in search_roots(extra, [], find_project())):
         raise RlcatError(
             [
                 diag(
@@ -97,7 +98,22 @@ def _site_catalog(extra: list[Path] | None, no_builtin: bool) -> Catalog:
                 )
             ]
         )
-    return Catalog(folders)
+    return catalog
+
+
+def _identity(extra: list[Path] | None, no_builtin: bool) -> Identity:
+    """The team site's name, description and install line: the project file's [site] table (the
+    project of the working folder, else of the first --catalog folder); by default the name of the
+    project's folder (or of the catalog folder), never rlcat's."""
+    project = find_project() or (find_project(extra[0]) if extra else None)
+    folder = project.root if project else Path(extra[0] if extra else Path.cwd()).resolve()
+    settings = project.settings.site if project else None
+    name = (settings.name if settings else None) or folder.name or "recipes"
+    description = (settings.description if settings else None) or (
+        f"The recipes of {name}, each compiled into the launch plan of every platform, with the "
+        "origin of every value"
+    )
+    return Identity(name, description, settings.install if settings else None, no_builtin)
 
 
 def _refuse_broken_entries(catalog: Catalog) -> None:
@@ -123,12 +139,9 @@ def _build_catalog(extra: list[Path] | None, no_builtin: bool, out: Path) -> Non
 
     need_mkdocs()
     check_out(out)
-    catalog = _site_catalog(extra, no_builtin)
-    _refuse_broken_entries(catalog)
     with tempfile.TemporaryDirectory(prefix="rlcat-docs-") as tmp:
-        root = Path(tmp)
-        write(root, command_tree(), site=load_site(root, catalog))
-        _build(root, out)
+        _catalog_pages(extra, no_builtin, Path(tmp))
+        _build(Path(tmp), out)
 
 
 @docs_app.command(
@@ -215,21 +228,153 @@ def docs_serve(
     ] = 0,
     catalog: CatalogOpt = None,
     no_builtin: NoBuiltinOpt = False,
+    poll: Annotated[
+        float,
+        typer.Option(
+            "--poll",
+            metavar="SECONDS",
+            help="Look for edits of the catalog this often and rebuild what they change; 0: never.",
+        ),
+    ] = 1.0,
 ) -> None:
     """Regenerate and build the site like `rlcat docs build`, then serve it on http://127.0.0.1:PORT/
     until Ctrl-C (or --timeout). A catalog's site without --out is built in a temporary folder,
-    removed when serving stops."""
-    from rlcat.docsite.build import need_mkdocs, serve  # MkDocs: the optional `docs` extra
+    removed when serving stops. While it serves, an edit of the catalog rebuilds what it changed: the
+    recipes it touches are compiled again and only the pages whose text changed are built again (the
+    whole site when the list of pages changed); a catalog that no longer validates is reported and the
+    site served as it was."""
+    from rlcat.docsite.build import need_mkdocs  # MkDocs: the optional `docs` extra
 
-    if _catalog_mode(catalog, no_builtin):
-        with tempfile.TemporaryDirectory(prefix="rlcat-site-") as tmp:
-            target = out or Path(tmp) / "site"
-            _build_catalog(catalog, no_builtin, target)
-            serve(target, port, timeout=timeout)
-        return
-    root = _root()
     need_mkdocs()
-    _generate(root)
-    target = out or root / "site"
+    if not _catalog_mode(catalog, no_builtin):
+        root = _root()
+        site = _checkout_rebuild(root, None)
+        assert site is not None
+        for path in site.written:
+            sys.stdout.write(f"wrote: {path}\n")
+        target = out or root / "site"
+        _build(root, target)
+        _serve_watching(target, port, timeout, poll, site, lambda previous: _checkout_rebuild(root, previous))
+        return
+    with tempfile.TemporaryDirectory(prefix="rlcat-site-") as tmp:
+        root, target = Path(tmp) / "pages", out or Path(tmp) / "site"
+        root.mkdir()
+        kept = catalog_site(catalog, no_builtin, root, target)
+        _serve_watching(target, port, timeout, poll, kept.site, kept.rebuild)
+
+
+def catalog_site(extra: list[Path] | None, no_builtin: bool, root: Path, target: Path) -> Rebuilder:
+    """The catalog's site, its pages generated into `root` and built into `target`, kept up to date
+    by the Rebuilder returned."""
+    from rlcat.docsite.build import check_out
+
+    check_out(target)
+    site = _catalog_pages(extra, no_builtin, root)
     _build(root, target)
-    serve(target, port, timeout=timeout)
+    return Rebuilder(target, site, lambda previous: _catalog_rebuild(extra, no_builtin, root, previous))
+
+
+def _catalog_pages(
+    extra: list[Path] | None, no_builtin: bool, root: Path, previous: Site | None = None
+) -> Site:
+    """Generate the pages of the catalog's site into `root` (with `previous`, compiling again only
+    what changed since); returns the site, the files it wrote in `site.written`."""
+    catalog = _site_catalog(extra, no_builtin)
+    _refuse_broken_entries(catalog)
+    site = load_site(root, catalog, _identity(extra, no_builtin), previous=previous)
+    site.written = write(root, command_tree(), site=site)
+    return site
+
+
+def _catalog_rebuild(
+    extra: list[Path] | None, no_builtin: bool, root: Path, previous: Site | None
+) -> Site | None:
+    """The catalog's site again, when its files changed since `previous` (None when they did not)."""
+    if previous is not None and stamps(_site_catalog(extra, no_builtin)) == previous.stamps:
+        return None
+    return _catalog_pages(extra, no_builtin, root, previous)
+
+
+def _checkout_rebuild(root: Path, previous: Site | None) -> Site | None:
+    if previous is not None and stamps(Catalog([root])) == previous.stamps:
+        return None
+    site = load_site(root, previous=previous)
+    site.written = write(root, command_tree(), site=site)
+    return site
+
+
+@dataclass
+class Rebuilder:
+    """The site `rlcat docs serve` keeps up to date: `step()` looks for edits and rebuilds what they
+    changed into `target` (bench/docs_results.py times it)."""
+
+    target: Path
+    site: Site
+    rebuild: Callable[[Site | None], Site | None]
+    unbuilt: set[str] = field(default_factory=set)  # pages written whose build failed
+
+    def step(self) -> str | None:
+        """What one look did ("rebuilt 1 changed pages in 2.1 s"), None when nothing changed; a
+        catalog that does not validate, or a build that fails, raises RlcatError and leaves the site
+        as it was built last (the pages written are built with the next edit)."""
+        from rlcat.docsite.build import build_into, build_site
+
+        start = time.perf_counter()
+        fresh = self.rebuild(self.site)
+        if fresh is None:
+            return None
+        self.unbuilt |= set(fresh.written)
+        whole = "mkdocs.yml" in self.unbuilt
+        if whole:
+            build_into(fresh.root, self.target)
+        elif self.unbuilt:
+            build_site(fresh.root, self.target, dirty=True)
+        self.site, changed, self.unbuilt = fresh, len(self.unbuilt), set()
+        took = f"{time.perf_counter() - start:.1f} s"
+        if whole:
+            return f"rebuilt the whole site in {took}"
+        return f"rebuilt {changed} changed pages in {took}" if changed else f"no page changed ({took})"
+
+
+def _serve_watching(
+    target: Path,
+    port: int,
+    timeout: float,
+    poll: float,
+    site: Site,
+    rebuild: Callable[[Site | None], Site | None],
+) -> None:
+    """Serve the built site in `target`; every `poll` seconds, look for edits and rebuild what they
+    changed (Rebuilder). Stops at Ctrl-C or after `timeout` s."""
+    from rlcat.docsite.build import serve, server
+
+    if poll <= 0:
+        serve(target, port, timeout=timeout)
+        return
+    rebuilder = Rebuilder(target, site, rebuild)
+    with server(target, port) as httpd:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        until = f"for {timeout:g} s" if timeout > 0 else "until Ctrl-C"
+        sys.stdout.write(f"serving {target} at {url} ({until}); rebuilding on every edit\n")
+        sys.stdout.flush()
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        thread.start()
+        end = time.monotonic() + timeout if timeout > 0 else float("inf")
+        try:
+            while (left := end - time.monotonic()) > 0:
+                time.sleep(min(poll, left))
+                if time.monotonic() >= end:
+                    break
+                try:
+                    done = rebuilder.step()
+                except RlcatError as exc:
+                    print_diagnostics(exc.diagnostics)
+                    sys.stderr.write("the site is served as it was built last\n")
+                    sys.stderr.flush()
+                    continue
+                if done is not None:
+                    sys.stdout.write(done + "\n")
+                    sys.stdout.flush()
+        finally:
+            httpd.shutdown()
+            thread.join()

@@ -48,10 +48,12 @@ def explain_cmd(
     fmt: DiffFormatOpt = "text",
     catalog: CatalogOpt = None,
 ) -> None:
-    """Show the final value of a key and every layer that set it, in order: verl default, recipe, mode,
-    platform profile, recipe platform block, guard, command line. A recipe field shows the verl keys
-    it sets in this plan; a subtree, the keys the plan sets below it and those left at verl's
-    defaults. An unknown name is bad input (exit 2), with the close names."""
+    """Show the final value of a key and every layer that set it, in order: verl default, recipe (a
+    parent recipe's value the recipe replaced among them), mode, platform profile, recipe platform
+    block, guard, command line. A built-in file is named as such (built-in recipes/NAME.yaml:LINE).
+    A recipe field shows the verl keys it sets in this plan; a subtree, the keys the plan sets below
+    it and those left at verl's defaults. An unknown name is bad input (exit 2), with the close
+    names."""
     request = plan_request(recipe, platform, engine, mode, set_, override, allow_known_broken)
     compiled = compile_plan(request, catalog)
     found = explain(compiled, name)

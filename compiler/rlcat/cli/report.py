@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
-from rlcat.catalog import Catalog
+from rlcat.catalog import Catalog, kernel_folder
 from rlcat.diagnostics import Diagnostic, ExitCode, RlcatError, Severity, diag, printable
 from rlcat.emit.reporters import REPORTERS
 from rlcat.files import NotARegularFile, atomic_write
@@ -36,6 +36,9 @@ def catalog_for(extra: list[Path] | None, paths: Iterable[str | Path] = ()) -> C
         if not folder.is_dir():
             problem = "not a folder" if folder.exists() else "no such folder"
             raise RlcatError([diag("RLC001", f"{root.source}: {problem}", file=str(folder))])
+        kernel = kernel_folder(folder)
+        if kernel is not None:
+            raise RlcatError([kernel])
         resolved = folder.resolve()
         if resolved.parent == resolved:
             raise RlcatError(

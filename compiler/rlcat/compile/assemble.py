@@ -72,6 +72,11 @@ class Compiled:
     regenerate: list[str] = field(default_factory=list)
     # the catalog model the recipe trains (a launch warns when a gated one has no HF_TOKEN)
     model: ModelEntry | None = None
+    # a known-broken cell compiled only because --allow-known-broken asked (no recipe or project
+    # allowance): `rlcat compile` and `rlcat matrix` without the flag refuse it (RLC303)
+    known_broken_by_flag: bool = False
+    # the values parent recipes gave that the recipe replaced, by recipe field (Source.shadowed)
+    shadowed: dict[tuple[str | int, ...], list[tuple[Any, Origin]]] = field(default_factory=dict)
 
     @property
     def env_vars(self) -> dict[str, str]:
@@ -136,9 +141,9 @@ def _compile(req: Request, catalog: Catalog, source: Source) -> Compiled:
     index = verl_index.load_index(profile.verl_index, plan.config_name, group)
     recipe_file = resolved.source.files[-1] if resolved.source.files else None
     allow = {**req.allow, **_recipe_allowances(recipe, recipe_file)}
-    problems += resolved.source.onto_recipe(
-        _support_status(profile, recipe, resolved.source, req.allow_known_broken, allow.get("RLC303"))
-    )
+    support = _support_status(profile, recipe, resolved.source, req.allow_known_broken, allow.get("RLC303"))
+    by_flag = allow.get("RLC303") is None and any(d.code == "RLC303" for d in support)
+    problems += resolved.source.onto_recipe(support)
 
     ancestors = resolved.source.files[:-1]
     # a model path that is a folder here: its config.json is what the run loads (never fetched)
@@ -173,6 +178,8 @@ def _compile(req: Request, catalog: Catalog, source: Source) -> Compiled:
         guarded.fired,
         _inputs(resolved, profile_origin),
         model=resolved.model,
+        known_broken_by_flag=by_flag,
+        shadowed=resolved.source.shadowed,
     )
 
 

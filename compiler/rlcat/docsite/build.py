@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib.util
+import json
 import logging
 import os
 import re
@@ -73,6 +74,12 @@ def _environment() -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def _not_the_dirty_warning(record: logging.LogRecord) -> bool:
+    """MkDocs warns of every dirty build that links may go stale, which strict mode makes an error:
+    rlcat builds dirty only when the list of pages (the nav, every page's links) is unchanged."""
+    return not record.getMessage().startswith("A 'dirty' build is being performed")
 
 
 class _Collect(logging.Handler):
@@ -137,15 +144,20 @@ def search_reads_less() -> BasePlugin[Any]:
     return SearchReadsLess()
 
 
-def build_site(root: Path, out: Path) -> list[str]:
+def build_site(root: Path, out: Path, *, dirty: bool = False) -> list[str]:
     """Build docs/ (as mkdocs.yml describes it) into `out`; returns MkDocs' warnings (none in strict
-    mode, where a warning fails the build with RLC105)."""
+    mode, where a warning fails the build with RLC105). `dirty` builds over the site in `out` only
+    the pages whose Markdown is newer than their HTML (MkDocs' --dirty), for `rlcat docs serve` after
+    an edit that left the nav as it was; the search index keeps the entries of the pages not built
+    again (MkDocs' search plugin would index only the pages it built)."""
     need_mkdocs()
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
     logger = logging.getLogger("mkdocs")
+    build_log = logging.getLogger("mkdocs.commands.build")
+    build_log.addFilter(_not_the_dirty_warning)
     collect = _Collect()
     propagate, level = logger.propagate, logger.level
     logger.addHandler(collect)
@@ -155,16 +167,33 @@ def build_site(root: Path, out: Path) -> list[str]:
         with _environment():
             config = load_config(str(root / "mkdocs.yml"), site_dir=str(out.resolve()))
             config.plugins["rlcat/search-reads-less"] = search_reads_less()
-            build(config)
+            index = out / SEARCH_INDEX
+            kept = json.loads(index.read_text(encoding="utf-8")) if dirty and index.is_file() else None
+            build(config, dirty=dirty)
+            if kept is not None:
+                _keep_unbuilt_entries(index, kept)
     except MkDocsException as exc:
         lines = "; ".join(collect.messages) or str(exc)
         raise RlcatError([Diagnostic("RLC105", f"the site does not build: {exc}", hint=lines)]) from None
     finally:
+        build_log.removeFilter(_not_the_dirty_warning)
         logger.removeHandler(collect)
         logger.propagate, logger.level = propagate, level
     for name in DROPPED:
         (out / name).unlink(missing_ok=True)
     return collect.messages
+
+
+SEARCH_INDEX = "search/search_index.json"
+
+
+def _keep_unbuilt_entries(index: Path, before: dict[str, Any]) -> None:
+    """Put back into the search index the entries of pages a dirty build did not build again."""
+    now = json.loads(index.read_text(encoding="utf-8"))
+    built = {doc["location"].partition("#")[0] for doc in now["docs"]}
+    kept = [doc for doc in before["docs"] if doc["location"].partition("#")[0] not in built]
+    now["docs"] = sorted([*now["docs"], *kept], key=lambda doc: doc["location"])
+    index.write_text(json.dumps(now, separators=(",", ":")), encoding="utf-8")
 
 
 def build_into(root: Path, out: Path) -> None:

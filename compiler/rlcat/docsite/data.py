@@ -3,16 +3,19 @@
 `load_site(root)` reads the recipes, catalog entries and platform profiles of one checkout (never
 RLCAT_PATH or --catalog folders: the docs describe what ships); `load_site(root, catalog)` reads a
 team's catalog instead (`rlcat docs build --catalog DIR`), `root` then being the temporary folder the
-pages are generated in. Either way every recipe is compiled on every platform for every engine, mode
-and backend it allows. Pages only read this object.
+pages are generated in, with the team's `Identity` (the project file's name, description and install
+line, and whether built-in recipes and results are left out: built-in platforms, models and datasets
+always stay, as every command finds them). Either way every recipe is compiled on every platform
+for every engine, mode and backend it allows. Pages only read this object.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rlcat.catalog import Catalog
+from rlcat.catalog import KIND_DIRS, Catalog, builtin_root, display_path
 from rlcat.compile.assemble import Compiled, Request, compile_request
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, is_guard_code
 from rlcat.docsite.figures.drawn import Drawn
@@ -25,6 +28,8 @@ from rlcat.resolve.extends import load_recipe_source
 from rlcat.resolve.recipe import Resolved, resolve
 from rlcat.runs.results import load_results
 from rlcat.survey.recipes import axis_values
+
+KINDS = tuple(KIND_DIRS)
 
 
 @dataclass
@@ -42,7 +47,9 @@ class Cell:
 
     @property
     def compiles(self) -> bool:
-        return self.compiled is not None
+        """Whether `rlcat compile` compiles the cell, as `rlcat matrix` says it: a known-broken cell
+        is compiled here with --allow-known-broken, to show its plan, and still does not."""
+        return self.compiled is not None and not self.compiled.known_broken_by_flag
 
     @property
     def status(self) -> str:
@@ -69,6 +76,17 @@ class Cell:
         )
 
 
+@dataclass(frozen=True)
+class Identity:
+    """A team's site: what it is called and says of itself (the project file's [site] table), the
+    install line of its quick start, and whether built-in recipes and results are left out."""
+
+    name: str
+    description: str
+    install: str | None = None
+    no_builtin: bool = False
+
+
 @dataclass
 class Site:
     root: Path  # the folder holding docs/ and mkdocs.yml (and README.md in a checkout)
@@ -81,6 +99,12 @@ class Site:
     # validate` reports it)
     results: list[Result] = field(default_factory=list)
     catalog: Catalog = field(default_factory=Catalog)  # where the entries were found
+    # a team's site (rlcat docs build --catalog): None for rlcat's own, from the checkout
+    identity: Identity | None = None
+    # every entry file as it was read (load_site(previous=...) compiles again what changed since)
+    stamps: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    # the generated files the last write of this site changed (generate.write)
+    written: list[str] = field(default_factory=list)
     # the figures of the pages already under docs/, taken rather than drawn again when unchanged
     drawn: Drawn = field(init=False)
 
@@ -90,6 +114,27 @@ class Site:
     def recipe_file(self, name: str) -> Path:
         """The recipe's own file, as the catalog's walk found it."""
         return self.catalog.names("recipe")[name]
+
+    def is_team_recipe(self, name: str) -> bool:
+        """Whether a recipe of a team's site is the team's own (not one of rlcat's built-in ones)."""
+        return self.identity is not None and not _builtin(self.recipe_file(name))
+
+    def has_page(self, kind: str, name: str) -> bool:
+        """Whether the site has the page of an entry (a built-in parent recipe of a team's recipe is
+        not on a site that leaves built-in recipes out)."""
+        tables: dict[str, Collection[str]] = {
+            "recipe": self.recipes.keys(),
+            "platform": self.platforms.keys(),
+            "model": self.models.keys(),
+            "dataset": self.datasets.keys(),
+        }
+        return name in tables.get(kind, ())
+
+    def on_site(self, target: str) -> bool:
+        """Whether a docs-relative page path (with or without #fragment) of an entry is on the site."""
+        folder, _, rest = target.partition("#")[0].partition("/")
+        kind = {"recipes": "recipe", "platforms": "platform", "models": "model", "datasets": "dataset"}
+        return folder not in kind or self.has_page(kind[folder], rest.removesuffix(".md"))
 
     def has_guide(self, path: str) -> bool:
         """Whether the hand-written page `path` (docs-relative) is part of the site: it is in a
@@ -123,10 +168,51 @@ class Site:
         return axis_values(self.recipe(name))[1]
 
 
-def load_site(root: Path, catalog: Catalog | None = None) -> Site:
+def _builtin(path: Path) -> bool:
+    """Whether an entry file is one of rlcat's built-in recipes or catalog entries."""
+    real = path.resolve()
+    return any(real.is_relative_to(builtin_root() / folder) for folder in ("recipes", "catalog"))
+
+
+Stamps = dict[Path, tuple[int, int]]  # entry file → (mtime in ns, size)
+
+
+def stamps(catalog: Catalog) -> Stamps:
+    """What every entry file of the catalog looks like now: a file whose stamp changed was edited."""
+    found: Stamps = {}
+    for kind in KINDS:
+        for path in catalog.names(kind).values():
+            try:
+                info = path.stat()
+            except OSError:
+                continue  # gone since the walk: the next look finds it missing
+            found[path] = (info.st_mtime_ns, info.st_size)
+    return found
+
+
+def changed_files(before: Stamps, now: Stamps) -> set[Path]:
+    """Files added, removed or edited between two looks at a catalog."""
+    return {path for path in before.keys() | now.keys() if before.get(path) != now.get(path)}
+
+
+def load_site(
+    root: Path,
+    catalog: Catalog | None = None,
+    identity: Identity | None = None,
+    previous: Site | None = None,
+) -> Site:
+    """Read the catalog and compile every recipe on every platform. With `previous`, the site of the
+    same catalog read before (`rlcat docs serve` after an edit), only what changed is compiled again:
+    the recipes whose own file or an ancestor's changed, or every recipe when a model, dataset or
+    platform file did; results are read again (reading them compiles nothing)."""
     catalog = catalog or Catalog([root])
+    left_out = identity is not None and identity.no_builtin
+    now = stamps(catalog)
+    reusable = _reusable(previous, now, catalog)
     recipes = {
-        name: resolve(load_recipe_source(name, catalog), catalog) for name in sorted(catalog.names("recipe"))
+        name: reusable[name] if name in reusable else resolve(load_recipe_source(name, catalog), catalog)
+        for name, path in sorted(catalog.names("recipe").items())
+        if not (left_out and _builtin(path))
     }
     platforms = {name: load_platform(name, catalog)[0] for name in sorted(catalog.names("platform"))}
     models = {
@@ -136,45 +222,79 @@ def load_site(root: Path, catalog: Catalog | None = None) -> Site:
         name: load_entry("dataset", name, DatasetEntry, catalog)[0]
         for name in sorted(catalog.names("dataset"))
     }
-    site = Site(root, recipes, platforms, models, datasets, catalog=catalog)
-    site.results = [result for result, _ in load_results(catalog).results]
+    site = Site(root, recipes, platforms, models, datasets, catalog=catalog, identity=identity)
+    site.stamps = now
+    site.results = [
+        result for result, path in load_results(catalog).results if not (left_out and _builtin(path))
+    ]
     for name, resolved in recipes.items():
-        r = resolved.recipe
-        modes, engines, backends = axis_values(r)
-        for platform, profile in platforms.items():
-            support: dict[tuple[str, str, str], SupportCell] = {
-                (s.mode, s.engine, s.backend): s for s in profile.support
-            }
-            for mode in modes:
-                for engine in engines:
-                    for backend in backends:
-                        # only the axes that differ from the recipe's own go on the "command line",
-                        # so the origins read as they would for someone compiling the recipe
-                        req = Request(
+        if name in reusable and previous is not None:
+            site.cells += [c for c in previous.cells if c.recipe == name]
+        else:
+            site.cells += compile_cells(name, resolved, platforms, catalog)
+    return site
+
+
+def _reusable(previous: Site | None, now: Stamps, catalog: Catalog) -> dict[str, Resolved]:
+    """The recipes of `previous` whose compiles still hold: none when a model, dataset or platform
+    file changed (every recipe reads them); else those whose files (own and ancestors') are unchanged."""
+    if previous is None:
+        return {}
+    changed = changed_files(previous.stamps, now)
+    kinds = {catalog.kind_of(path) for path in changed if path in now} | {
+        previous.catalog.kind_of(path) for path in changed if path in previous.stamps
+    }
+    if kinds - {"recipe", "result"}:
+        return {}
+    edited = {display_path(path) for path in changed}
+    return {
+        name: resolved
+        for name, resolved in previous.recipes.items()
+        if not edited.intersection(resolved.source.files)
+    }
+
+
+def compile_cells(
+    name: str, resolved: Resolved, platforms: dict[str, PlatformProfile], catalog: Catalog
+) -> list[Cell]:
+    """The recipe compiled on every platform for every mode, engine and backend it allows."""
+    cells = []
+    r = resolved.recipe
+    modes, engines, backends = axis_values(r)
+    for platform, profile in platforms.items():
+        support: dict[tuple[str, str, str], SupportCell] = {
+            (s.mode, s.engine, s.backend): s for s in profile.support
+        }
+        for mode in modes:
+            for engine in engines:
+                for backend in backends:
+                    # only the axes that differ from the recipe's own go on the "command line",
+                    # so the origins read as they would for someone compiling the recipe
+                    req = Request(
+                        name,
+                        platform,
+                        engine=None if engine == r.engine else engine,
+                        mode=None if mode == r.mode else mode,
+                        backend=None if backend == r.backend else backend,
+                        # the page shows a known-broken cell as a known issue, with its plan
+                        allow_known_broken=True,
+                    )
+                    try:
+                        compiled: Compiled | None = compile_request(req, catalog)
+                        assert compiled is not None
+                        diagnostics = compiled.diagnostics
+                    except RlcatError as exc:
+                        compiled, diagnostics = None, exc.diagnostics
+                    cells.append(
+                        Cell(
                             name,
                             platform,
-                            engine=None if engine == r.engine else engine,
-                            mode=None if mode == r.mode else mode,
-                            backend=None if backend == r.backend else backend,
-                            # the page shows a known-broken cell as a known issue, with its plan
-                            allow_known_broken=True,
+                            mode,
+                            engine,
+                            backend,
+                            compiled,
+                            diagnostics,
+                            support.get((mode, engine, backend)),
                         )
-                        try:
-                            compiled: Compiled | None = compile_request(req, catalog)
-                            assert compiled is not None
-                            diagnostics = compiled.diagnostics
-                        except RlcatError as exc:
-                            compiled, diagnostics = None, exc.diagnostics
-                        site.cells.append(
-                            Cell(
-                                name,
-                                platform,
-                                mode,
-                                engine,
-                                backend,
-                                compiled,
-                                diagnostics,
-                                support.get((mode, engine, backend)),
-                            )
-                        )
-    return site
+                    )
+    return cells

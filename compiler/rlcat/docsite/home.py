@@ -9,7 +9,7 @@ from pathlib import Path
 from rlcat.docsite.data import Site
 from rlcat.docsite.links import ALGORITHM_LABELS, BACKEND_LABELS, ENGINE_LABELS, MODE_LABELS, page
 from rlcat.docsite.md import code, esc, link, table
-from rlcat.docsite.recipes import gpu_layout_short
+from rlcat.docsite.recipes import gpu_layout_short, whose
 from rlcat.files import read_text
 
 QUICK_START = "## Quick start"
@@ -42,13 +42,20 @@ def _plain_relative_links(text: str) -> str:
 
 def catalog_sections(site: Site) -> tuple[str, str]:
     """(introduction, quick start) of a site built from catalog folders (`rlcat docs build
-    --catalog DIR`), which has no README to take them from."""
+    --catalog DIR`), which has no README to take them from: the team's description and install line
+    (the project file's [site] table); without an install line, the quick start says where to look."""
+    identity = site.identity
+    description = identity.description if identity else ""
     intro = (
-        f"The recipe catalog: {len(site.recipes)} recipes on {len(site.platforms)} platforms, each "
-        "compiled by [rlcat](https://pypi.org/project/rlcat/) into the launch plan of every platform, "
-        "with the origin of every value."
+        esc(description) + "\n\nEach recipe is compiled by rlcat into the launch plan of every platform, "
+        "with the origin of every value"
+        + (f"; the recipes marked **{esc(identity.name)}** are the team's own." if identity else ".")
     )
-    quick = "\n".join(["```bash", "pip install rlcat", "rlcat list", "```"])
+    install = identity.install if identity else None
+    commands = [install] if install else []
+    quick = "\n".join(["```bash", *commands, "rlcat list", "```"])
+    if not install:
+        quick = "With rlcat installed as the repository's README says:\n\n" + quick
     return intro, quick
 
 
@@ -79,21 +86,27 @@ def home_page(site: Site, extra_pages: dict[str, str]) -> str:
             [
                 link(code(name), page("recipe", name)),
                 ALGORITHM_LABELS.get(r.algorithm, r.algorithm),
-                BACKEND_LABELS.get(r.backend, r.backend),
+                BACKEND_LABELS.get(r.trains_with, r.trains_with),
                 ", ".join(ENGINE_LABELS[e] for e in site.engines(name)),
                 MODE_LABELS[r.mode],
                 esc(gpu_layout_short(site, name)),
+                *([whose(site, name) or ""] if site.identity else []),
             ]
         )
+    title = esc(site.identity.name) if site.identity else "rlcat"
     return "\n".join(
         [
-            "# rlcat\n",
+            f"# {title}\n",
             intro + "\n",
             QUICK_START + " {#quick-start}\n",
             quick + "\n",
             "## In these docs {#contents}\n",
             "".join(f"- **{what}**" + (f" — {why}" if why else "") + "\n" for what, why in browse),
             "## Recipes {#recipes}\n",
-            table(["recipe", "algorithm", "backend", "engines", "mode", "GPUs"], rows),
+            table(
+                ["recipe", "algorithm", "backend", "engines", "mode", "GPUs"]
+                + (["from"] if site.identity else []),
+                rows,
+            ),
         ]
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 
 from rlcat.docsite.md import anchor, esc, link
 from rlcat.model.plan import Layer, Origin
@@ -78,9 +79,10 @@ def tweak_anchor(tweak_id: str) -> str:
     return "tweak-" + anchor(tweak_id)
 
 
-def origin_md(o: Origin, here: str) -> str:
-    """`layer: label (file:line)`, the label linked to the page that explains it."""
+def origin_md(o: Origin, here: str, on_site: Callable[[str], bool] = lambda _: True) -> str:
+    """`layer: label (file:line)`, the label linked to the page that explains it when `on_site` says
+    the site has that page (a team's site may leave out the built-in recipe a value comes from)."""
     text = o.where()
     target = origin_target(o)
-    label = link(esc(text), rel(here, target)) if target else esc(text)
+    label = link(esc(text), rel(here, target)) if target and on_site(target) else esc(text)
     return f"*{o.layer}* · {label}"

@@ -142,7 +142,7 @@ def grid_status(mc: MatrixCell) -> str | None:
     issue is *does-not-compile* when a recipe there does not compile, else *known-broken*."""
     if not mc.status:
         return None
-    if any(not c.compiles for c in mc.cells):
+    if any(c.compiled is None for c in mc.cells):  # not even with --allow-known-broken
         return "does-not-compile"
     return "known-broken" if mc.status == "known issue" else mc.status
 

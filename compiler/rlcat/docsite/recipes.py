@@ -76,18 +76,22 @@ def diagnostics_md(diagnostics: list[Diagnostic], here: str, indent: int = 0) ->
     return table(["code", "severity", "key", "message"], rows, indent)
 
 
-def overrides_md(c: Compiled, here: str) -> str:
+def overrides_md(site: Site, c: Compiled, here: str) -> str:
     rows = [
         [breakable_code(f"{g}={o}"), "*recipe* · config group of the entry config"]
         for g, o in c.plan.group_choices.items()
     ]
-    rows += [[breakable_code(override_text(o)), origin_md(o.setting.origin, here)] for o in c.overrides]
+    rows += [
+        [breakable_code(override_text(o)), origin_md(o.setting.origin, here, site.on_site)]
+        for o in c.overrides
+    ]
     return table(["override", "origin"], rows)
 
 
-def env_md(c: Compiled, here: str) -> str:
+def env_md(site: Site, c: Compiled, here: str) -> str:
     rows = [
-        [breakable_code(s.key, "_"), breakable_code(s.value, ":,"), origin_md(s.origin, here)] for s in c.env
+        [breakable_code(s.key, "_"), breakable_code(s.value, ":,"), origin_md(s.origin, here, site.on_site)]
+        for s in c.env
     ]
     return table(["variable", "value", "origin"], rows)
 
@@ -124,7 +128,7 @@ def cell_md(site: Site, c: Cell, here: str, reference: Cell | None = None) -> st
     if notes:
         out.append("**Notes**\n\n" + diagnostics_md(notes, here))
     if reference is not None and reference.compiled is not None:
-        rows = _change_rows(reference.compiled, comp, c.platform, here)
+        rows = _change_rows(site, reference.compiled, comp, c.platform, here)
         against = f"{name_md(reference.platform)}, {ENGINE_LABELS[reference.engine]}"
         out.append(
             f"**Overrides** ({len(override_texts(comp))}) and **environment** ({len(comp.env)}): "
@@ -137,12 +141,12 @@ def cell_md(site: Site, c: Cell, here: str, reference: Cell | None = None) -> st
         )
         out.append(f"The whole plan and its launch script: {code(_compile_command(site, c, 'shell'))}.\n")
         return "\n".join(out)
-    out.append(f"**Overrides** ({len(override_texts(comp))})\n\n" + overrides_md(comp, here))
+    out.append(f"**Overrides** ({len(override_texts(comp))})\n\n" + overrides_md(site, comp, here))
     if comp.env:
-        out.append(f"**Environment** ({len(comp.env)})\n\n" + env_md(comp, here))
+        out.append(f"**Environment** ({len(comp.env)})\n\n" + env_md(site, comp, here))
     if comp.dropped:
         rows = [
-            [breakable_code(s.key), code(render_or_repr(s.value)), origin_md(s.origin, here)]
+            [breakable_code(s.key), code(render_or_repr(s.value)), origin_md(s.origin, here, site.on_site)]
             for s in comp.dropped
         ]
         out.append("**Left out** (see the notes above)\n\n" + table(["key", "value", "origin"], rows))
@@ -165,7 +169,7 @@ def _setting_of(c: Compiled, table_name: str, key: str) -> Setting | None:
     return None
 
 
-def _change_rows(a: Compiled, b: Compiled, right: str, here: str) -> list[list[str]]:
+def _change_rows(site: Site, a: Compiled, b: Compiled, right: str, here: str) -> list[list[str]]:
     """One table row per setting that differs from plan `a` to plan `b` (compiled for `right`)."""
     rows = []
     for ch in diff(a, b):
@@ -174,7 +178,7 @@ def _change_rows(a: Compiled, b: Compiled, right: str, here: str) -> list[list[s
         after = code(show(ch.after)) if ch.kind != "removed" else "—"
         setting = _setting_of(b if ch.kind != "removed" else a, ch.table, ch.key)
         if setting is not None:
-            why = origin_md(setting.origin, here)
+            why = origin_md(setting.origin, here, site.on_site)
         else:  # entrypoint, config, verl release: what the platform runs
             why = "*platform* · " + link(f"platform {esc(right)}", rel(here, page("platform", right)))
         rows.append([ch.kind, breakable_code(ch.key, "._" if ch.table == "env" else "."), before, after, why])
@@ -189,7 +193,7 @@ def platform_diff_md(site: Site, name: str, left: str, right: str, here: str) ->
         if a is None or b is None:
             items.append((ENGINE_LABELS[engine], "One of the two does not compile; see below.\n"))
             continue
-        rows = _change_rows(a, b, right, here)
+        rows = _change_rows(site, a, b, right, here)
         body = (
             f"{len(rows)} differences "
             f"({code(f'rlcat diff {name} --platform {left} --against {right} --engine {engine}')}):\n\n"
@@ -208,7 +212,7 @@ def recipe_page(site: Site, name: str) -> str:
     engines = site.engines(name)
     facts = [
         ("algorithm", ALGORITHM_LABELS.get(r.algorithm, r.algorithm)),
-        ("backend", BACKEND_LABELS.get(r.backend, r.backend)),
+        ("backend", BACKEND_LABELS.get(r.trains_with, r.trains_with)),
         (
             "rollout engine",
             ENGINE_LABELS[r.engine]
@@ -242,8 +246,11 @@ def recipe_page(site: Site, name: str) -> str:
     ]
     if r.provenance is not None:
         facts.append(("provenance", provenance_md(r.provenance)))
+    mark = whose(site, name)
+    if mark is not None:
+        facts.append(("from", mark if mark == "built-in" else f"{mark}'s catalog"))
     if r.extends:
-        facts.append(("extends", link(code(r.extends), rel(here, page("recipe", r.extends)))))
+        facts.append(("extends", recipe_ref(site, r.extends, here)))
     children = sorted(n for n, other in site.recipes.items() if other.recipe.extends == name)
     if children:
         facts.append(
@@ -275,7 +282,11 @@ def recipe_page(site: Site, name: str) -> str:
                 ENGINE_LABELS[c.engine],
                 f"{STATUS_ICONS[cell_status(c)]} {cell_status(c)}",
                 esc(c.status),
-                "yes" if c.compiles else "**no**",
+                "yes"
+                if c.compiles
+                else "**no**: RLC303, known broken (`--allow-known-broken` compiles it)"
+                if c.compiled is not None
+                else "**no**",
                 ", ".join(link(g, rel(here, page("guard", g))) for g in c.guard_ids) or "—",
                 esc(c.compiled.plan.verl_version) if c.compiled else "—",
             ]
@@ -296,7 +307,7 @@ def recipe_page(site: Site, name: str) -> str:
     out.append("## Recipe file {#recipe-file}\n")
     out.append(
         f"{code(resolved.source.files[-1])}"
-        + (f", extending {link(code(r.extends), rel(here, page('recipe', r.extends)))}" if r.extends else "")
+        + (f", extending {recipe_ref(site, r.extends, here)}" if r.extends else "")
         + f". Resolved with every default filled in: {code(f'rlcat show {name}')}.\n"
     )
     out.append(fence(read_text(source, str(source)), "yaml", 'linenums="1"'))
@@ -338,9 +349,26 @@ def provenance_md(origin: Provenance) -> str:
     return shown + f" in {esc(origin.repository)} at {code(origin.commit[:12])}"
 
 
+def whose(site: Site, name: str) -> str | None:
+    """On a team's site, whose recipe it is: the team's (by the site's name) or rlcat's built-in."""
+    if site.identity is None:
+        return None
+    return f"**{esc(site.identity.name)}**" if site.is_team_recipe(name) else "built-in"
+
+
+def recipe_ref(site: Site, name: str, here: str) -> str:
+    """A recipe's name, linked to its page when the site has it (a team's site without the built-in
+    recipes names a built-in parent without a page)."""
+    if site.has_page("recipe", name):
+        return link(code(name), rel(here, page("recipe", name)))
+    return f"{code(name)} (built-in)"
+
+
 def recipes_index(site: Site) -> str:
     here = "recipes/index.md"
     headers = ["recipe", "algorithm", "backend", "engines", "mode", "GPUs"]
+    if site.identity is not None:
+        headers.append("from")
     own: list[list[str]] = []
     upstream: list[list[str]] = []
     for name, resolved in site.recipes.items():
@@ -348,11 +376,14 @@ def recipes_index(site: Site) -> str:
         row = [
             link(name_code(name), rel(here, page("recipe", name))),
             ALGORITHM_LABELS.get(r.algorithm, r.algorithm),
-            BACKEND_LABELS.get(r.backend, r.backend),
+            BACKEND_LABELS.get(r.trains_with, r.trains_with),
             ", ".join(ENGINE_LABELS[e] for e in site.engines(name)),
             MODE_LABELS[r.mode],
             esc(gpu_layout_short(site, name)),
         ]
+        mark = whose(site, name)
+        if mark is not None:
+            row.append(mark)
         if r.provenance is None:
             own.append([*row, esc(r.summary)])
         else:

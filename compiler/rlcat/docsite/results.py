@@ -73,7 +73,7 @@ def recipe_results(site: Site, recipe: str) -> list[Result]:
 def _source_label(result: Result) -> str:
     if result.source is None:
         return "measured"
-    label = result.source.publisher or result.source.title
+    label = result.source.publisher or result.source.english_title
     return label if len(label) <= SOURCE_LABEL_CHARS else label[: SOURCE_LABEL_CHARS - 1] + "…"
 
 
@@ -367,6 +367,8 @@ def result_page(site: Site, result: Result) -> str:
     if result.source is not None:
         s = result.source
         items = [("title", link(esc(s.title), s.url) if s.url else esc(s.title))]
+        if s.title_en:
+            items.append(("in English", esc(s.title_en)))
         for label, value in (
             ("publisher", s.publisher),
             ("date", s.date),

@@ -18,11 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rlcat.catalog import shown_file
 from rlcat.compile.assemble import Compiled
 from rlcat.diagnostics import Diagnostic, RlcatError, diag, json_text, printable, suggestion_hint
 from rlcat.emit.formats import check_one_line_each, override_text
 from rlcat.model.fields import is_recipe_field, recipe_fields
-from rlcat.model.plan import REMOVED, History, Origin
+from rlcat.model.plan import REMOVED, History, Layer, Origin
 from rlcat.syntax.hydra_value import render
 from rlcat.verl.index import KeyIndex, load_index
 
@@ -204,6 +205,22 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def shown_where(origin: Origin) -> str:
+    """`Origin.where()` with its file as catalog.shown_file names it (`built-in recipes/x.yaml:17`)."""
+    text = origin.where()
+    if origin.file and origin.file in text:
+        text = text.replace(origin.file, shown_file(origin.file), 1)
+    return text
+
+
+def _parents(c: Compiled, origin: Origin) -> list[tuple[Any, Origin]]:
+    """The values parent recipes gave the recipe field that set this entry, which the recipe (or a
+    nearer parent) replaced: parent first, each with its origin (Source.shadowed)."""
+    if origin.layer != Layer.RECIPE or not origin.field:
+        return []
+    return c.shadowed.get(tuple(origin.field.split(".")), [])
+
+
 def _story_lines(c: Compiled, s: KeyStory) -> tuple[str, list[str]]:
     """`key = value` and one line per layer that set it: layer, value, where."""
     history, (has_default, default) = s.history, s.default
@@ -220,7 +237,9 @@ def _story_lines(c: Compiled, s: KeyStory) -> tuple[str, list[str]]:
         rows.append(("verl-default", _default(default), f"verl {c.profile.verl_index} {c.plan.config_name}"))
     for entry in history.entries if history else []:
         reason = f" — {entry.origin.reason}" if entry.origin.reason else ""
-        rows.append((str(entry.origin.layer), _value(entry.value, s.env), entry.origin.where() + reason))
+        for value, parent in _parents(c, entry.origin):  # the parent recipes' layers it replaced
+            rows.append((str(parent.layer), _value(value, s.env), shown_where(parent) + " — replaced below"))
+        rows.append((str(entry.origin.layer), _value(entry.value, s.env), shown_where(entry.origin) + reason))
     w1 = max(len(r[0]) for r in rows)
     w2 = min(max(len(printable(r[1])) for r in rows), 40)
     lines = [f"  {a:<{w1}}  {printable(b):<{w2}}  {printable(d)}" for a, b, d in rows]
@@ -241,14 +260,14 @@ def explain_json(e: Explanation) -> str:
         "verl_version": c.plan.verl_version,
         "verl_index": c.plan.verl_index,
         "config_name": c.plan.config_name,
-        "keys": [_story_data(s) for s in e.stories],
+        "keys": [_story_data(c, s) for s in e.stories],
     }
     if e.kind == "subtree":
         data["unset"] = [{"key": k, "verl_default": _default(v)} for k, v in e.unset]
     return json_text(data)
 
 
-def _story_data(s: KeyStory) -> dict[str, Any]:
+def _story_data(c: Compiled, s: KeyStory) -> dict[str, Any]:
     history = s.history
     final = None if history is None or history.removed else _value(history.final.value, s.env)
     out: dict[str, Any] = {
@@ -260,15 +279,19 @@ def _story_data(s: KeyStory) -> dict[str, Any]:
     }
     if s.default[0]:
         out["verl_default"] = _default(s.default[1])
-    out["history"] = [
-        {
-            "value": None if entry.value is REMOVED else _value(entry.value, s.env),
-            "removed": entry.value is REMOVED,
-            **entry.origin.to_dict(),
-            "field": entry.origin.field,
-        }
-        for entry in (history.entries if history else [])
-    ]
+    out["history"] = []
+    for entry in history.entries if history else []:
+        for value, parent in _parents(c, entry.origin):  # a parent recipe's value, replaced
+            replaced = {"value": _value(value, s.env), "removed": False, **parent.to_dict()}
+            out["history"].append({**replaced, "field": entry.origin.field, "replaced": True})
+        out["history"].append(
+            {
+                "value": None if entry.value is REMOVED else _value(entry.value, s.env),
+                "removed": entry.value is REMOVED,
+                **entry.origin.to_dict(),
+                "field": entry.origin.field,
+            }
+        )
     return out
 
 
@@ -279,8 +302,10 @@ def annotated_overrides(c: Compiled) -> str:
     """Overrides one per line, each followed by where its value came from."""
     check_one_line_each(c, env=True)
     rows = [(f"{g}={o}", "mode: config group of the entry config") for g, o in c.plan.group_choices.items()]
-    rows += [(override_text(o), f"{o.setting.origin.layer}: {o.setting.origin.where()}") for o in c.overrides]
-    rows += [(f"{s.key}={s.value}", f"env {s.origin.layer}: {s.origin.where()}") for s in c.env]
+    rows += [
+        (override_text(o), f"{o.setting.origin.layer}: {shown_where(o.setting.origin)}") for o in c.overrides
+    ]
+    rows += [(f"{s.key}={s.value}", f"env {s.origin.layer}: {shown_where(s.origin)}") for s in c.env]
     width = min(max(len(t) for t, _ in rows), 100)
     return "".join(f"{text:<{width}}  # {printable(why)}\n" for text, why in rows)
 

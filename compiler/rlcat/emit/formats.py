@@ -30,7 +30,9 @@ def override_texts(c: Compiled) -> list[str]:
 
 # Where str.splitlines() (and so most readers of "one item per line") breaks a line.
 _LINE_BREAK = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-_OTHER_FORMATS = "use --format shell (bash quotes every character) or --format json"
+_OTHER_FORMATS = (
+    "use --format shell (bash quotes every character) or --format json (or, for a line break, --format yaml)"
+)
 
 
 def _words(c: Compiled, *, env: bool) -> list[tuple[str, str, Where]]:

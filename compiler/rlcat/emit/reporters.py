@@ -4,6 +4,7 @@ scanning). Each takes the diagnostics and returns the whole output as text."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -14,6 +15,7 @@ from rlcat import __version__
 from rlcat.diagnostics import CODES, Diagnostic, RlcatError, Severity, json_text, printable
 from rlcat.files import read_bytes
 from rlcat.guards import REGISTRY
+from rlcat.inside import link_leaves
 
 # 2: each diagnostic has `notes` (where an inherited value came from) and no `docs_url`
 # 3: each diagnostic has `platforms`: those validate compiled a recipe on that gave it ([] elsewhere)
@@ -47,13 +49,25 @@ def _excerpt(d: Diagnostic, lines_of: Callable[[str], list[str] | None]) -> list
     return out
 
 
+def _leaves_through_a_link(folder: Path, name: str) -> bool:
+    """Whether a link on the way from `folder` to `name` leads out of the folder it sits in: the
+    readers follow a link only inside the folder they read (inside.link_leaves), so a file reached
+    that way is one they refused, and its lines are not shown, even when it is in the working folder."""
+    path = folder
+    for part in Path(name).parts:
+        path = path / part
+        if path.is_symlink() and link_leaves(path, os.path.realpath(path.parent)) is not None:
+            return True
+    return False
+
+
 def _source_lines(name: str, folder: Path) -> list[str] | None:
     """The lines of `name` if it is a regular file inside `folder` (links followed only within it):
     an excerpt must never show a file the input points at elsewhere (`/proc/self/environ`, a `.env`
     through a symlink)."""
     try:
         path = (folder / name).resolve()
-        if not path.is_relative_to(folder):
+        if not path.is_relative_to(folder) or _leaves_through_a_link(folder, name):
             return None
         data = read_bytes(path, name)  # a regular file only, of at most MAX_BYTES
         return _YAML_LINE_BREAK.split(data.decode("utf-8"))

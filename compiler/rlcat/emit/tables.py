@@ -7,6 +7,7 @@ import shutil
 import sys
 from typing import Any
 
+from rlcat.catalog import shown_file
 from rlcat.diagnostics import json_text, printable
 from rlcat.guards import Guard
 from rlcat.resolve.recipe import Resolved
@@ -64,7 +65,7 @@ def render_resolved(resolved: Resolved, without_platform_blocks: bool, *, unset:
     data = resolved.recipe.model_dump(by_alias=True, exclude=dropped, exclude_none=not unset)
     data["model"] = resolved.model.model_dump(exclude_none=not unset)
     data["dataset"] = resolved.dataset.model_dump(exclude_none=not unset)
-    files = " <- ".join(reversed(resolved.source.files))
+    files = " <- ".join(shown_file(f) for f in reversed(resolved.source.files))
     return yaml_document(data, header=[f"{resolved.recipe.name}: resolved from {files}"])
 
 

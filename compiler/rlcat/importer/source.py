@@ -8,6 +8,7 @@ is quoted back into one line of shell and read like a script, so both find launc
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ import yaml
 
 from rlcat.diagnostics import UNREADABLE_FILES, Diagnostic, RlcatError, Severity, diag
 from rlcat.files import read_text
+from rlcat.inside import link_out
 from rlcat.read.document import compose_yaml
 from rlcat.read.nodes import Builder
 from rlcat.scripts import Launch, ScriptReading, read_script
@@ -88,6 +90,10 @@ def read_source(
         reading = read_script_text(text, file="<command line>", env=env, outputs=outputs)
         return _from_reading(reading, "command", groups)
     shown = str(path)
+    # the file named, never one a link leads to outside its folder: the walk's rule (rlcat lint)
+    outside = link_out(path, os.path.realpath(os.path.dirname(os.path.abspath(path))), shown)
+    if outside is not None:
+        raise RlcatError([outside])
     if path.suffix in (".yaml", ".yml"):
         return _from_overrides_yaml(path, shown, groups)
     return _from_reading(read_script(path, env=env, outputs=outputs, name=shown), "script", groups)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlcat.diagnostics import Diagnostic, diag, printable
-from rlcat.inside import link_leaves
+from rlcat.inside import link_leaves, link_target
 from rlcat.launch.base import Launch
 from rlcat.launch.command import GpuPool
 from rlcat.launch.site import check_pass_env
@@ -185,7 +185,7 @@ def packed_files(folder: Path, excludes: Sequence[str]) -> Packed:
             if _excluded(rel, excludes):
                 continue
             if os.path.islink(path) and link_leaves(path, top) is not None:
-                packed.problems.append(_link_problem(shown, rel, os.readlink(path), loop=False))
+                packed.problems.append(_link_problem(shown, rel, link_target(path), loop=False))
                 continue
             try:
                 info = os.stat(path)
@@ -194,7 +194,7 @@ def packed_files(folder: Path, excludes: Sequence[str]) -> Packed:
             if stat.S_ISDIR(info.st_mode):
                 real = os.path.realpath(path)
                 if real in chain and os.path.islink(path):
-                    packed.problems.append(_link_problem(shown, rel, os.readlink(path), loop=True))
+                    packed.problems.append(_link_problem(shown, rel, link_target(path), loop=True))
                 else:
                     stack.append((path, rel, (*chain, real)))
             elif stat.S_ISREG(info.st_mode):

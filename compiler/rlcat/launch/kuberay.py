@@ -150,6 +150,5 @@ class KubeRay(Target):
                 f"{__version__}; start it with: kubectl apply -f THIS_FILE (KubeRay >= 1.5.1)",
                 "Regenerate with: " + " ".join(shell_word(a) for a in launch.regenerate),
             ],
-            literal_blocks=True,
             hint=YAML_HINT,
         )

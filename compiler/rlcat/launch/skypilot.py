@@ -105,6 +105,5 @@ class SkyPilot(Target):
                 f"{__version__}; start it with: sky launch -c CLUSTER THIS_FILE",
                 "Regenerate with: " + " ".join(shell_word(a) for a in launch.regenerate),
             ],
-            literal_blocks=True,
             hint=YAML_HINT,
         )

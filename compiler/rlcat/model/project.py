@@ -128,6 +128,26 @@ class LaunchSettings(Strict):
     slurm: SlurmLaunchSettings = Field(default_factory=SlurmLaunchSettings)
 
 
+# One line of text, without < or >: MkDocs writes the site's name into the pages' HTML unescaped.
+SiteText = Annotated[str, StringConstraints(min_length=1, max_length=400, pattern=r"^[^<>\x00-\x1f\x7f]+$")]
+
+
+class SiteSettings(Strict):
+    """What the team's docs site (`rlcat docs build --catalog DIR`) says of itself."""
+
+    name: SiteText | None = Field(
+        default=None, description="The site's title (default: the name of the project's folder)"
+    )
+    description: SiteText | None = Field(
+        default=None, description="One sentence under the title, and the pages' description"
+    )
+    install: SiteText | None = Field(
+        default=None,
+        description="The command that installs rlcat the team's way, shown in the quick start "
+        "(default: none shown; the repository's README says how)",
+    )
+
+
 class ProjectSettings(Strict):
     """What a team's repository tells every rlcat command; every field is optional."""
 
@@ -158,4 +178,8 @@ class ProjectSettings(Strict):
     )
     launch: LaunchSettings = Field(
         default_factory=LaunchSettings, description="The defaults of every `rlcat launch` ([launch])"
+    )
+    site: SiteSettings = Field(
+        default_factory=SiteSettings,
+        description="The team's docs site: its name, description and install line",
     )

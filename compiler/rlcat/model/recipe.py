@@ -570,3 +570,12 @@ class Recipe(Strict):
         if self.algorithm != "ppo" and self.critic is not None:
             raise field_error("critic", f"`critic:` is only used by ppo, not {self.algorithm}")
         return self
+
+    @property
+    def trains_with(self) -> str:
+        """What the actor trains with, as a reader means "backend": the backend, or on an FSDP
+        backend the FSDP implementation `parallelism.actor.strategy` picks (an imported
+        `*_fsdp2_*` example is backend fsdp with the actor on FSDP2). `rlcat list` and the docs
+        show this; the matrix's axes stay the backend's."""
+        strategy = self.parallelism.actor.strategy
+        return strategy if self.backend in ("fsdp", "fsdp2") and strategy else self.backend

@@ -69,6 +69,9 @@ class Source(Strict):
     """Where a reported figure was published. At least a title; a URL where there is one."""
 
     title: ShortText
+    title_en: ShortText | None = Field(
+        default=None, description="The title in English, when the source is in another language"
+    )
     url: Url | None = None
     publisher: ShortText | None = None
     date: DateText | None = None
@@ -79,6 +82,11 @@ class Source(Strict):
         default=None, description="Which figure, table or paragraph holds the numbers"
     )
     quote: Text | None = Field(default=None, description="The sentence that states the numbers, as written")
+
+    @property
+    def english_title(self) -> str:
+        """The title as a reader of English reads it: the English one, where the source has one."""
+        return self.title_en or self.title
 
 
 # One compile argument as the command line gave it (`--set batch.mini_batch_size=128`'s value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -115,6 +116,17 @@ def compose_yaml(text: str, file: str) -> tuple[yaml.Node | None, Lines]:
         bad_line = text.split("\n")[line - 1] if line and line <= text.count("\n") + 1 else ""
         hint = "YAML does not allow tab characters for indentation" if "\t" in bad_line else None
         raise RlcatError([diag("RLC002", message, file=file, line=line, col=col, hint=hint)]) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses: at its line and column
+        # libyaml counts the position in bytes of the UTF-8 text (a byte-order mark included),
+        # PyYAML's own reader in characters
+        head = (
+            text.encode("utf-8", "surrogatepass")[: exc.position].decode("utf-8", "ignore")
+            if issubclass(Loader, getattr(yaml, "CSafeLoader", ()))
+            else text[: exc.position]
+        )
+        before = re.split(r"\r\n|\r|\n", head.removeprefix("\ufeff"))
+        line, col = len(before), len(before[-1]) + 1
+        raise RlcatError([diag("RLC002", str(exc).splitlines()[0], file=file, line=line, col=col)]) from None
     except yaml.YAMLError as exc:
         raise RlcatError([diag("RLC002", str(exc).splitlines()[0], file=file)]) from None
     return root, lines

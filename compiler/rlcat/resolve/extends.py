@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
-from rlcat.catalog import Catalog, display_path, walk_entries
-from rlcat.diagnostics import RlcatError, Where, diag
+from rlcat.catalog import Catalog, display_path, read_boundary, walk_entries
+from rlcat.diagnostics import RlcatError, Severity, Where, diag
 from rlcat.model.axes import NAME_PATTERN
-from rlcat.model.plan import Layer
+from rlcat.model.plan import Layer, Origin
 from rlcat.read.document import Document, WhereKey, load_yaml
+from rlcat.read.nodes import Path_
 from rlcat.resolve.entries import check_name
 from rlcat.resolve.source import Source, merge_layer, origins_from
 
@@ -27,9 +29,16 @@ def load_recipe_source(ref: str, catalog: Catalog) -> Source:
     link is followed only inside its catalog root (or the working folder), as lookups follow links."""
     if is_path_ref(ref):
         path = Path(ref)
-        walk = walk_entries(path, catalog.root_of(path) or Path.cwd())
-        if walk.problems:
-            raise RlcatError(walk.problems)
+        # the file as `rlcat validate` reads it: links followed only inside the same folder, and a
+        # twin of the other suffix beside it (`x.yml` and `x.yaml`) refused as there (RLC207)
+        walk = walk_entries(path, read_boundary(path, catalog))
+        twins = (
+            [d for d in catalog.conflicts_of(path) if d.severity >= Severity.ERROR]
+            if not walk.problems
+            else []
+        )
+        if walk.problems or twins:
+            raise RlcatError(walk.problems + twins)
     else:
         path = catalog.find("recipe", ref)
     source = _merge_chain(_extends_chain(path, catalog))
@@ -100,6 +109,29 @@ def _extends_chain(path: Path, catalog: Catalog) -> list[tuple[Path, Document]]:
         path = catalog.find("recipe", parent, file=doc.file, line=line, key="extends")
 
 
+def _replaced(source: Source, child_origins: dict[Path_, Origin]) -> dict[Path_, tuple[Any, Origin]]:
+    """The values of `source` (the parents merged) that a child's values replace: each leaf the
+    child sets where a parent set a value that is not a mapping, with the parent's origin."""
+    found: dict[Path_, tuple[Any, Origin]] = {}
+    for at in child_origins:
+        before = source.origins.get(at)
+        if not at or before is None or at[0] in ("name", "summary", "extends", "provenance"):
+            continue
+        value: Any = source.data
+        for part in at:
+            if not isinstance(value, dict | list):
+                value = None
+                break
+            try:
+                value = value[part]  # type: ignore[index]
+            except (KeyError, IndexError, TypeError):
+                value = None
+                break
+        if value is not None and not isinstance(value, dict):
+            found[at] = (value, before)
+    return found
+
+
 def _merge_chain(chain: list[tuple[Path, Document]]) -> Source:
     """Merge an extends chain (child first) from its root down: each child over its parent."""
     hints: dict[WhereKey, str] = {}
@@ -110,7 +142,11 @@ def _merge_chain(chain: list[tuple[Path, Document]]) -> Source:
     for path, doc in reversed(chain[:-1]):
         origins = origins_from(doc, Layer.RECIPE)
         child = {k: v for k, v in doc.data.items() if k != "extends"}
+        shadowed = _replaced(source, origins)
         merged = merge_layer(source, child, origins)
+        merged.shadowed = {**source.shadowed}
+        for at, before in shadowed.items():
+            merged.shadowed[at] = [*merged.shadowed.get(at, []), before]
         merged.data["extends"] = doc.data["extends"]
         if "provenance" not in doc.data:
             merged.data.pop("provenance", None)  # the parent's upstream file is not the child's

@@ -48,6 +48,9 @@ class Source:
     yaml11_hints: dict[WhereKey, str] = field(default_factory=dict)
     # the recipe's own file on disk (its `files` are display names): where its repository is
     path: Path | None = None
+    # the values a recipe replaced of its parents' (extends), each with its origin, parent first:
+    # `rlcat explain` shows every layer, the parent recipe's among them
+    shadowed: dict[Path_, list[tuple[Any, Origin]]] = field(default_factory=dict)
 
     def origin(self, path: Path_) -> Origin | None:
         return self.origins.get(path)
@@ -163,7 +166,7 @@ def merge_layer(source: Source, patch: dict[str, Any], patch_origins: dict[Path_
     """A new Source with `patch` merged over `source`."""
     origins = dict(source.origins)
     data = _merge(source.data, patch, origins, patch_origins, ())
-    return Source(data, origins, list(source.files), source.yaml11_hints, source.path)
+    return Source(data, origins, list(source.files), source.yaml11_hints, source.path, source.shadowed)
 
 
 def layer_patch(
@@ -261,4 +264,4 @@ def replace_at(source: Source, path: tuple[str, ...], value: Any, origin: Origin
     origins = {p: o for p, o in source.origins.items() if not (p[:n] == path and len(p) > n)}
     for i in range(1, n + 1):
         origins[path[:i]] = origins.get(path[:i], origin) if i < n else origin
-    return Source(data, origins, list(source.files), source.yaml11_hints, source.path)
+    return Source(data, origins, list(source.files), source.yaml11_hints, source.path, source.shadowed)

@@ -167,6 +167,18 @@ def read_plan_file(run_dir: Path) -> RecordedPlan:
                 )
             ]
         ) from None
+    except json.JSONDecodeError as exc:  # at the line and column the JSON reader stopped
+        raise RlcatError(
+            [
+                diag(
+                    "RLC1201",
+                    f"not a readable plan: not JSON ({exc.msg})",
+                    file=shown,
+                    line=exc.lineno,
+                    col=exc.colno,
+                )
+            ]
+        ) from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RlcatError([diag("RLC1201", f"not a readable plan: {exc}", file=shown)]) from None
     problems = _shape_problems(data)

@@ -54,7 +54,7 @@ def hardware_text(result: Result) -> str:
 
 def _origin(result: Result) -> str:
     if result.source is not None:
-        return result.source.url or result.source.title
+        return result.source.url or result.source.english_title
     return result.run.folder if result.run is not None else "-"
 
 

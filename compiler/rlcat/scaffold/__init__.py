@@ -74,7 +74,14 @@ TEMPLATE_FILES: dict[str, str] = {
 }
 
 # Values shown (commented out) for project settings whose default shows nothing.
-_PROJECT_EXAMPLES: dict[str, Any] = {"allow": {"RLC303": "our image carries SGLang"}}
+_PROJECT_EXAMPLES: dict[str, Any] = {
+    "allow": {"RLC303": "our image carries SGLang"},
+    "site": {
+        "name": "Our RL recipes",
+        "description": "The team's verl recipes, compiled for every platform we run",
+        "install": "pip install --find-links wheels rlcat",
+    },
+}
 
 
 def team_files(version: str, source: RlcatSource = PYPI) -> dict[str, str]:
@@ -243,6 +250,8 @@ def source_text(source: RlcatSource) -> str:
 
 def _shown_value(name: str, info: FieldInfo) -> Any:
     default = info.get_default(call_default_factory=True)
+    if isinstance(default, BaseModel) and name in _PROJECT_EXAMPLES:
+        return _PROJECT_EXAMPLES[name]  # a table of optional settings, unset: shown by its example
     return _PROJECT_EXAMPLES.get(name, default) if default in (None, {}, []) else default
 
 

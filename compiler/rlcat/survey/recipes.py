@@ -147,7 +147,7 @@ def list_recipes(
         engines = sorted({recipe.engine, *recipe.variants.engine})
         if algorithm and recipe.algorithm != algorithm:
             continue
-        if backend and recipe.backend != backend:
+        if backend and recipe.trains_with != backend:
             continue
         if mode and recipe.mode != mode:
             continue
@@ -161,7 +161,7 @@ def list_recipes(
             {
                 "name": recipe.name,
                 "algorithm": recipe.algorithm,
-                "backend": recipe.backend,
+                "backend": recipe.trains_with,
                 "engine": recipe.engine,
                 "engines": engines,
                 "mode": recipe.mode,

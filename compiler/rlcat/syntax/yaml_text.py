@@ -22,7 +22,7 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[mi
     with their tag."""
 
 
-class _LiteralDumper(yaml.SafeDumper):
+class _LiteralDumper(_Dumper):
     """Multi-line text as a `|` block, so that a reviewer reads a run script as it runs; and no
     anchors: a reviewer reads every value where it applies."""
 
@@ -48,7 +48,6 @@ def yaml_document(
     data: Any,
     *,
     header: Sequence[str] = (),
-    literal_blocks: bool = False,
     hint: str = FORMATS_HINT,
     file: str | None = None,
 ) -> str:
@@ -58,10 +57,11 @@ def yaml_document(
     (RLC405, with `hint`: an output that escapes them). Lines are never folded, so no value can
     start a line of its own.
 
-    With `literal_blocks`, multi-line text is written as a `|` block and nothing as an alias: the
-    line breaks of a block are its layout, every other character of it is checked as any text is.
+    One rule for every YAML output (a value with a line break is written by all of them or refused
+    by all): multi-line text is a `|` block and nothing is an alias; the line breaks of a block are
+    its layout, every other character of it is checked as any text is.
     A refusal names `file` (what the command was writing from) and the key the text sits at."""
-    hidden = _hidden_text(_lines_of(data) if literal_blocks else data)
+    hidden = _hidden_text(_lines_of(data))
     if hidden is not None:
         where, text = hidden
         raise RlcatError(
@@ -78,7 +78,7 @@ def yaml_document(
         )
     body = yaml.dump(
         data,
-        Dumper=_LiteralDumper if literal_blocks else _Dumper,
+        Dumper=_LiteralDumper,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
