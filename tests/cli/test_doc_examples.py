@@ -33,7 +33,8 @@ USER_RECIPE = "name: recipe\nsummary: a recipe of the reader's own\nextends: gsm
 
 # Examples that cannot run here, each with the reason (the text as the page writes it, comment aside).
 NOT_RUN = {
-    "rlcat lint tests/data/lint/verl_only.sh --verl-python ~/.cache/rlcat/verl-oracle/verl-0.9.1/bin/python": (
+    "rlcat lint tests/data/lint/verl_only.sh "
+    "--verl-python ~/.cache/rlcat/verl-oracle/verl-0.9.1/bin/python": (
         "needs verl's oracle environment (`rlcat dev verl-oracle`); tests/oracle/test_native.py runs it "
         "and compares its output with the page"
     ),
