@@ -31,7 +31,7 @@ from rlcat.dev.verl_oracle import case_for, judge_all
 from rlcat.diagnostics import Diagnostic
 from rlcat.docsite.data import Cell, Site
 from rlcat.guards.base import REGISTRY
-from rlcat.verl.index import load_index
+from rlcat.verl.index import load_index, manifest
 
 from conftest import ORACLE_SEED, compile_cell
 
@@ -111,10 +111,14 @@ class Perturbation:
 
 
 def removed_keys(release: str) -> list[str]:
-    """Keys of verl 0.7.1's trainer config that `release` no longer has: a script written for the old
-    release sets them, and Hydra refuses them (no `+`)."""
-    now, old = load_index(release, "ppo_trainer"), load_index("0.7.1", "ppo_trainer")
-    return sorted(k for k in old.keys if not now.has(k) and k not in now.sections)
+    """Keys of verl 0.7.1's trainer config that no entry config of `release` has: a script written
+    for the old release sets them, and Hydra refuses them (no `+`)."""
+    old = load_index("0.7.1", "ppo_trainer")
+    entries = [
+        load_index(release, e["config_name"], tuple(e["group_overrides"]))
+        for e in manifest(release)["entries"]
+    ]
+    return sorted(k for k in old.keys if not any(i.has(k) or k in i.sections for i in entries))
 
 
 def perturbations(site: Site) -> list[Perturbation]:
@@ -170,14 +174,11 @@ def judged(
     chosen = perturbations(catalog_site)
     verdicts, by_release, order = [], {}, []
     for p in chosen:
-        verdict, compiled = rlcat_verdict(p)
+        verdict, _ = rlcat_verdict(p)
         assert p.cell.compiled is not None
         release = p.cell.compiled.profile.verl_index
-        case = (
-            case_for(str(p.number), compiled)
-            if compiled is not None
-            else case_for(str(p.number), p.cell.compiled, extra=p.overrides)
-        )
+        # verl judges the good plan with the perturbation on top, as `--override`s reach the launch
+        case = case_for(str(p.number), p.cell.compiled, extra=p.overrides)
         verdicts.append(verdict)
         by_release.setdefault(release, []).append(case)
         order.append(release)

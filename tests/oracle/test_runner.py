@@ -125,3 +125,32 @@ def test_a_case_is_bounded_in_time_and_the_next_one_runs(oracle: Any) -> None:
     assert late["verdict"] == "timeout"
     assert late["stage"] == "compose"
     assert after["verdict"] == "accepted", after
+
+
+def test_a_shared_plan_composed_once_gives_what_a_whole_compose_gives(oracle: Any) -> None:
+    """Cases that put overrides on one plan (`base`: the plan's own) are composed from one compose of
+    the plan: each verdict must be the one a compose of the whole list gives, refusals included."""
+    on_top = [
+        ("data.train_batch_size=1024",),
+        (
+            "actor_rollout_ref.actor.use_dynamic_bsz=False",
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=3",
+        ),
+        ("actor_rollout_ref.rollout.mode=sync",),
+        ("+actor_rollout_ref.actor.no_such_knob=1",),
+        ("actor_rollout_ref.rollout.no_such_knob=1",),  # Hydra refuses a key the tree lacks
+        ("+trainer.no_such_knob=1", "trainer.n_gpus_per_node=6"),
+        ("~actor_rollout_ref.rollout.val_kwargs",),
+        ("actor_rollout_ref.actor.loss_agg_mode=token_mean",),
+    ]
+    shared = [grpo_case(f"shared {n}", *extra) for n, extra in enumerate(on_top)]
+    assert all(case["base"] > 0 for case in shared)
+    whole = [
+        {k: v for k, v in case.items() if k != "base"} | {"id": f"whole {n}"} for n, case in enumerate(shared)
+    ]
+    replies = oracle.judge([*shared, *whole])
+    fields = ("verdict", "stage", "type", "message", "key")
+    assert [[r.get(f) for f in fields] for r in replies[: len(shared)]] == [
+        [r.get(f) for f in fields] for r in replies[len(shared) :]
+    ]
+    assert {r["verdict"] for r in replies} == {"accepted", "refused"}

@@ -33,10 +33,13 @@ def case_for(
     extra: Sequence[str] = (),
     timeout: int = 60,
 ) -> dict[str, Any]:
-    """The oracle case of a compiled plan: its overrides as rlcat emits them, then `extra`."""
-    overrides = [*override_texts(compiled), *extra]
+    """The oracle case of a compiled plan: its overrides as rlcat emits them, then `extra`. The plan's
+    own overrides are marked as its `base`: the runner composes a plan once for all the cases that
+    put something on top of it (native/runner.py, compose)."""
+    plan = override_texts(compiled)
     path = next((o.setting.value for o in compiled.overrides if o.key == "actor_rollout_ref.model.path"), "")
-    return checks.case(case_id, compiled.plan.config_name, overrides, stand_in(str(path)), timeout)
+    case = checks.case(case_id, compiled.plan.config_name, [*plan, *extra], stand_in(str(path)), timeout)
+    return {**case, "base": len(plan)} if extra else case
 
 
 class Oracle(VerlProcess):
