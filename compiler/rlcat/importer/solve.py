@@ -109,6 +109,9 @@ class Solution:
     # source keys verl refuses at start-up (a `+` field its dataclass lacks: RLC409): the source's
     # run stops there, the recipe leaves them out
     refused_at_start: dict[str, str] = field(default_factory=dict)
+    # source keys `+` adds to a release that has no such key any more (an older one read it): left
+    # out, as nothing in the release reads them
+    unread_here: dict[str, str] = field(default_factory=dict)
 
 
 class Solver:
@@ -132,6 +135,8 @@ class Solver:
         self.kept_groups: dict[str, SourceSetting] = {}
         # source keys verl itself refuses at start-up (RLC409), by key: left out, and why
         self.refused_at_start: dict[str, str] = {}
+        # source keys the release composes (a `+` adds them) but no code of it reads: left out
+        self.unread_here: dict[str, str] = {}
 
     # --- judging a draft -----------------------------------------------------------------------
 
@@ -147,7 +152,7 @@ class Solver:
             names = [
                 n
                 for n in (key, *setting.alternatives)
-                if n in self.source and (n == key or self.migrate or not self._never_read(n, lowered))
+                if n in self.source and (n == key or self._renames(n, lowered))
             ]
             if names:
                 for name in names:
@@ -159,6 +164,17 @@ class Solver:
             if key not in settings:
                 matched[key] = Setting(key, None, VERL_DEFAULT)
         return Evaluation(True, errors, matched, drift, lowered)
+
+    def _renames(self, name: str, lowered: Lowered) -> bool:
+        """May a setting written under another of its names carry the source's `name`? Where the
+        release lacks `name` (it was renamed), or, with --migrate, where the entrypoint never reads
+        it; not where the release composes and reads `name` itself (the fully-async entrypoint's
+        legacy reward keys): the recipe would give verl's config another key than the source's."""
+        never_read = self._never_read(name, lowered)
+        if never_read:
+            return self.migrate
+        index = self.index
+        return index is None or not (index.has(name) or index.open_dict_of(name) is not None)
 
     def _verl_default(
         self, key: str, value: Any, index: KeyIndex | None = None, settings: dict[str, Setting] | None = None
@@ -377,22 +393,27 @@ class Solver:
         field of the section is set together to combinations of the numbers the section's keys
         hold (and their sums and products), smallest first, until the keys are matched: the
         smallest combination that reproduces the source is the likeliest reading (2 nodes of 8
-        GPUs, not 8 nodes)."""
+        GPUs, not 8 nodes). A section whose fields set a key the source leaves alone off verl's
+        default (the required GPU pools of a script that says none) is searched the same way, with
+        verl's defaults of the section's keys the source leaves alone among the numbers."""
         unmatched = set(self.source) - set(current.matched)
+        drifted = self.drifted(current)
         owners = {
             found.leaf.parts[:-1]
             for found in self.probes.values()
-            if found.leaf.doc == "recipe" and not found.leaf.open_map and found.own & unmatched
+            if found.leaf.doc == "recipe" and not found.leaf.open_map and found.own & (unmatched | drifted)
         }
         for section in sorted(owners):
             probes = [
                 f for f in self.probes.values() if f.leaf.doc == "recipe" and f.leaf.parts[:-1] == section
             ]
-            touched = {k for f in probes for k in f.own | f.moved} & set(self.source)
-            keys = touched & unmatched
-            numbers = sorted(
-                {v for k in touched if isinstance(v := self.source[k].value, int) and not isinstance(v, bool)}
-            )
+            owned = {k for f in probes for k in f.own | f.moved}
+            touched = owned & set(self.source)
+            keys = owned & (unmatched | drifted)
+            given = [self.source[k].value for k in touched]
+            if self.index is not None and owned & drifted:
+                given += [self.index.default(k) for k in owned - touched if self.index.has(k)]
+            numbers = sorted({v for v in given if isinstance(v, int) and not isinstance(v, bool)})
             if len(probes) < 2 or not numbers:
                 continue
             pairs = list(itertools.combinations_with_replacement(numbers, 2))
@@ -409,7 +430,7 @@ class Solver:
                 result = self.evaluate(tried)
                 if result.rank() > current.rank():
                     draft, current = tried, result
-                    if keys <= set(current.matched):
+                    if (keys & unmatched) <= set(current.matched) and not keys & self.drifted(current):
                         break
         return draft, current
 
@@ -595,6 +616,7 @@ class Solver:
             adjusted,
             migrated,
             self.refused_at_start,
+            self.unread_here,
         )
 
     def _refused_types(self, draft: Draft, result: Evaluation) -> tuple[Draft, Evaluation]:
@@ -630,6 +652,7 @@ class Solver:
                 )
             holders = _releases_with(key, index)
             if holders:
+                self.unread_here[key] = f"{release} has no such key ({', '.join(holders)} had it)"
                 return f"{release} has no such key ({', '.join(holders)} had it): verl never reads it here"
         try:
             check_renderable(setting.value)
