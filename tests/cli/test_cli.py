@@ -384,7 +384,7 @@ def _prepare_runs(args: list[str], cwd: Path) -> None:
 
 
 def _needs_verl_trees(args: list[str]) -> bool:
-    return args[:2] in (["dev", "fetch-verl"], ["dev", "verl-index"])
+    return args[:2] in (["dev", "fetch-verl"], ["dev", "verl-index"]) or "--whole" in args
 
 
 def _all_fetched() -> bool:
@@ -401,9 +401,9 @@ def _all_fetched() -> bool:
 def _is_slow(example: str) -> bool:
     """Examples that compile every built-in recipe on every platform (schema coverage, and every
     `rlcat docs` command, which generates every page) and most build a whole MkDocs site: seconds to
-    tens of seconds each, so they run in the slow tier."""
+    tens of seconds each, so they run in the slow tier; and `import --whole`, which composes with Hydra."""
     args = shlex.split(example)[1:]
-    return args[:2] == ["dev", "schema-coverage"] or args[0] == "docs"
+    return args[:2] == ["dev", "schema-coverage"] or args[0] == "docs" or "--whole" in args
 
 
 def _writes_the_checkout(args: list[str]) -> bool:

@@ -126,9 +126,9 @@ def test_fsdp2_for_the_actor_only(rlcat: Run, tmp_path: Path) -> None:
     path = child(tmp_path, "parallelism:\n  actor: {strategy: fsdp2}\n", parent="ppo_qwen2_7b_gsm8k")
     written = overrides_of(rlcat("compile", str(path), "-f", "json"))
     strategies = [o for o in written if "strategy=" in o]
+    # verl 0.9 copies actor.strategy to its engine's fsdp_config.strategy: that key stays at verl's default
     assert strategies == [
         "actor_rollout_ref.actor.strategy=fsdp2",
-        "actor_rollout_ref.actor.fsdp_config.strategy=fsdp2",
         "actor_rollout_ref.ref.strategy=fsdp",
     ]
 
@@ -329,3 +329,21 @@ def test_an_override_that_keeps_a_mode_invariant_passes_its_guard(rlcat: Run) ->
     # the mode sets rollout.mode=async; the same text on the command line is the same value
     result = rlcat("compile", "dapo_math_fsdp2_4_4", "--override", "actor_rollout_ref.rollout.mode=async")
     assert result.code == 0 and "RLC701" not in result.err, result.err
+
+
+# --- config-group choices ---
+
+
+def test_an_override_naming_a_config_group_chooses_its_option(rlcat: Run, tmp_path: Path) -> None:
+    """`model_engine: veomni` under `overrides:` picks VeOmni's part of verl's tree, as the command
+    line's `model_engine=veomni` does (how `rlcat import` keeps an engine no axis selects): the keys
+    are then checked against that engine's index, where the FSDP actor's keys are not."""
+    result = rlcat("compile", str(child(tmp_path, "overrides:\n  model_engine: veomni\n")), "-f", "json")
+    assert result.code == 2
+    assert "has no key 'actor_rollout_ref.actor.fsdp_config.param_offload'" in result.err
+    assert "did you mean 'actor_rollout_ref.actor.veomni.param_offload'" in result.err
+
+
+def test_an_option_the_release_lacks_is_refused(rlcat: Run, tmp_path: Path) -> None:
+    result = rlcat("compile", str(child(tmp_path, "overrides:\n  model_engine: nosuch\n")))
+    assert result.code == 2 and "RLC404" in result.err and "model_engine=nosuch" in result.err

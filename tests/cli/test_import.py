@@ -151,6 +151,9 @@ def test_verl_recipe_trainer_names_the_closest_core_trainer(rlcat: Rlcat, tmp_pa
         (["--name", "Bad Name", str(OVERRIDES)], 2, "not a recipe name"),
         (["--env", "NOEQUALS", str(OVERRIDES)], 2, "--env"),
         (["--platform", "no_such_platform", str(OVERRIDES)], 2, "RLC204"),
+        (["--whole", "--aside", "everything", str(OVERRIDES)], 2, "--aside everything: not one of paths"),
+        (["--accept", "trainer.logger=ours", str(OVERRIDES)], 2, "add --whole"),
+        (["--whole", "--accept", "no-reason", str(OVERRIDES)], 2, "--accept"),
     ],
 )
 def test_bad_arguments(rlcat: Rlcat, tmp_path: Path, args: list[str], code: int, words: str) -> None:
@@ -158,6 +161,16 @@ def test_bad_arguments(rlcat: Rlcat, tmp_path: Path, args: list[str], code: int,
     assert result.code == code, result.err
     assert words in result.err
     assert "Traceback" not in result.err
+
+
+def test_whole_without_the_release_s_tree_stops_before_writing(
+    rlcat: Rlcat, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RLCAT_VERL_TREES", str(tmp_path / "no-trees"))
+    result = rlcat("import", "-o", str(tmp_path / "out"), "--whole", str(OVERRIDES))
+    assert result.code == 2, result.err
+    assert "RLC1309" in result.err and "rlcat dev fetch-verl" in result.err
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize(

@@ -222,6 +222,13 @@ def test_bool_is_not_int() -> None:
     assert same(hydra(render([True, 1, 1.0])), [True, 1, 1.0])
 
 
+@pytest.mark.parametrize("key", ["a.b", "model.layers.{*}", "lm_head", "blocks[0]", "a/b-c*"])
+def test_module_pattern_keys_reach_hydra_as_written(key: str) -> None:
+    """FSDP turbo's `fsdp_plan.apply_modules` is keyed by module patterns (`model.layers.{*}`):
+    Hydra's dictKey takes `.`, `/`, `*` bare and braces and brackets escaped."""
+    assert same(hydra(render({key: {}, "x": 1})), {key: {}, "x": 1})
+
+
 @pytest.mark.parametrize("key", ["null", "Null", "true", "True", "false", "inf", "Inf", "nan", "NaN"])
 def test_keys_hydra_reads_as_other_types_are_refused(key: str) -> None:
     """`{null:1}` parses as {None: 1} and `{true:1}` as {True: 1}; Hydra has no quoted keys."""
@@ -233,7 +240,7 @@ def test_keys_hydra_reads_as_other_types_are_refused(key: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [{1: 2}, {"a b": 1}, {"": 1}, {"1a": 1}, {"a.b": 1}, object(), {1, 2}, b"x"]
+    "value", [{1: 2}, {"a b": 1}, {"": 1}, {"1a": 1}, {"a:b": 1}, object(), {1, 2}, b"x"]
 )
 def test_unrenderable(value: Any) -> None:
     with pytest.raises(UnrenderableValue):

@@ -14,8 +14,12 @@ from rlcat.cli.app import app
 from rlcat.cli.common import CatalogOpt
 from rlcat.cli.compiling import PLATFORM_DEFAULT_HELP, platform_or_default
 from rlcat.cli.report import catalog_for, print_diagnostics, write_output
+from rlcat.compile.assemble import Compiled
+from rlcat.dev.whole import compose_side, entry_config, require_whole
 from rlcat.diagnostics import ExitCode, RlcatError, diag
-from rlcat.importer import import_run, prove, read_source, render_report, target_for, write_files
+from rlcat.emit.formats import override_texts
+from rlcat.importer import Imported, import_run, prove, read_source, render_report, target_for, write_files
+from rlcat.importer.whole import ASIDE, WholeProof, prove_whole, render_whole
 from rlcat.model.axes import NAME_PATTERN
 from rlcat.model.recipe import Provenance
 
@@ -29,6 +33,8 @@ from rlcat.model.recipe import Provenance
   rlcat import -o my_catalog -- python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.use_dynamic_bsz=True
 
   rlcat import test_dapo_7b_math.sh -o my_catalog --migrate
+
+  rlcat import run.sh -o my_catalog --whole --aside paths --accept trainer.logger="we log to wandb"
 """,
 )
 def import_cmd(
@@ -84,6 +90,32 @@ def import_cmd(
             "them."
         ),
     ] = False,
+    whole: Annotated[
+        bool,
+        typer.Option(
+            help="Also compose the source and the compiled recipe with Hydra against the release's config "
+            "tree (the `verl` extra and `rlcat dev fetch-verl`) and compare every leaf key both ways; each "
+            "difference names the recipe line that causes it."
+        ),
+    ] = False,
+    aside: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="KIND",
+            help=f"With --whole, leave one kind of key out of the comparison: {', '.join(ASIDE)} "
+            "(repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    accept: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="KEY=REASON",
+            help="With --whole, accept the differences at KEY (or below it) for REASON: printed, and not "
+            "failing the import (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
     catalog: CatalogOpt = None,
 ) -> None:
     """Turn a verl launch script, overrides.yaml or command line into a recipe, and prove it.
@@ -109,11 +141,39 @@ def import_cmd(
     if file is not None and not file.exists():
         raise RlcatError([diag("RLC001", "no such file", file=str(file))])
     environment = dict(split_assignment(text, "--env", "KEY", "HOME=/home/me") for text in env or [])
+    accepted = dict(
+        split_assignment(text, "--accept", "KEY", "trainer.logger=we log to wandb") for text in accept or []
+    )
+    for kind in aside or []:
+        if kind not in ASIDE:
+            raise RlcatError(
+                [
+                    diag(
+                        "RLC105",
+                        f"--aside {kind}: not one of {', '.join(ASIDE)}",
+                        argument=f"--aside {kind}",
+                        hint="--aside paths",
+                    )
+                ]
+            )
+    if (aside or accepted) and not whole:
+        raise RlcatError(
+            [
+                diag(
+                    "RLC105",
+                    "--aside and --accept apply to the whole-config proof",
+                    argument="--aside" if aside else "--accept",
+                    hint="add --whole",
+                )
+            ]
+        )
     recipe_name = _recipe_name(name, file)
     origin = _provenance(provenance) if provenance is not None else None
     searched = catalog_for(catalog)  # where existing entries are found (not the output folder)
     platform = platform_or_default(platform)
     target = target_for(platform, searched)
+    if whole:
+        require_whole(target.profile.verl_index)
     run = read_source(file, words if file is None else (), env=environment, groups=list(target.groups))
     imported = import_run(run, target, searched, recipe_name, origin, migrate=migrate)
     print_diagnostics(imported.diagnostics)
@@ -121,9 +181,40 @@ def import_cmd(
     proof_catalog = catalog_for([output, *(catalog or [])])
     report = prove(written[0], proof_catalog, platform, run, imported.solution)
     print_diagnostics(report.diagnostics + report.findings)
-    write_output(render_report(report, run, imported.solution, written[0]))
-    if not report.ok:
+    text = render_report(report, run, imported.solution, written[0])
+    proof = None
+    if whole and report.compiled is not None:
+        proof = prove_whole_config(imported, report.compiled, aside or [], accepted)
+        text += render_whole(proof, report.compiled.profile.verl_index)
+    write_output(text)
+    if not report.ok or (proof is not None and not proof.ok):
         raise typer.Exit(ExitCode.FINDINGS)
+
+
+def prove_whole_config(
+    imported: Imported, compiled: Compiled, aside: list[str], accepted: dict[str, str]
+) -> WholeProof:
+    """Both sides composed with Hydra (rlcat.dev.whole) and compared leaf by leaf: the one path of
+    the whole-config proof, which tests/verl/test_import_whole.py runs on the reference scripts."""
+    run = imported.run
+    version, config = compiled.profile.verl_index, compiled.plan.config_name
+    source = [s.text for s in run.groups.values()] + [s.text for s in run.settings.values()]
+    theirs = compose_side(version, entry_config(run.config_name, config), source)
+    ours = compose_side(version, config, override_texts(compiled))
+    proof = prove_whole(
+        run,
+        compiled,
+        theirs.resolved,
+        ours.resolved,
+        ours.raw if ours.resolved != theirs.resolved else {},  # only a difference needs its cause
+        aside=aside,
+        accepted=accepted,
+        refused=theirs.refused,
+        refused_at_start=imported.solution.refused_at_start,
+        unread_here=imported.solution.unread_here,
+    )
+    proof.recipe_refused = ours.refused
+    return proof
 
 
 def _provenance(given: str) -> Provenance:

@@ -45,7 +45,11 @@ BASE_ENTRIES: tuple[str, ...] = (
 #: Group-override variants: (entry config, group, option). A variant is indexed for a release only
 #: when the option's YAML exists in that release's tree, so the set follows the releases without a
 #: per-version table (verl 0.9 added ``model_engine/megatron.yaml``; 0.7.1 has no such option).
-GROUP_VARIANTS: tuple[tuple[str, str, str], ...] = (("ppo_trainer", "model_engine", "megatron"),)
+GROUP_VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("ppo_trainer", "model_engine", "megatron"),
+    # VeOmni's engine, which a recipe selects through `overrides: {model_engine: veomni}`
+    ("ppo_trainer", "model_engine", "veomni"),
+)
 
 #: Dicts that verl reads with ``.get()`` although no YAML of the release defines them, mapped to
 #: the source snippet that proves the read. Hydra needs ``+`` to add keys under such a dict

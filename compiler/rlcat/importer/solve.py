@@ -59,6 +59,8 @@ AXIS_CHOICES: dict[str, tuple[str, ...]] = {
     "mode": axis_values.MODES,
 }
 _SEARCH_PASSES = 3
+# how many defaults that name another key (`${a.b}`) are followed to a value
+_REFERENCE_HOPS = 4
 # lowerings the joint search of one section may spend (one lowering is about a millisecond), and
 # the combinations it may order before choosing them
 _JOINT_TRIES = 1000
@@ -78,7 +80,9 @@ class Evaluation:
     lowered: Lowered | None = None
 
     def rank(self) -> tuple[int, ...]:
-        return (self.valid, -len(self.errors), len(self.matched), -self.drift)
+        # a key the source leaves alone set off verl's default changes the run: no number of
+        # source keys matched makes up for it (those go to `overrides:` instead)
+        return (self.valid, -len(self.errors), -self.drift, len(self.matched))
 
 
 @dataclass
@@ -102,6 +106,12 @@ class Solution:
     # source key → the key verl's own migration moves it to, where the entrypoint never reads the
     # source's key and the import was asked to move it (--migrate)
     migrated: dict[str, str] = field(default_factory=dict)
+    # source keys verl refuses at start-up (a `+` field its dataclass lacks: RLC409): the source's
+    # run stops there, the recipe leaves them out
+    refused_at_start: dict[str, str] = field(default_factory=dict)
+    # source keys `+` adds to a release that has no such key any more (an older one read it): left
+    # out, as nothing in the release reads them
+    unread_here: dict[str, str] = field(default_factory=dict)
 
 
 class Solver:
@@ -121,6 +131,12 @@ class Solver:
         # `key=null` where verl's default is null already: nothing to write (a recipe's null means
         # "keep verl's default", so rlcat could not write it anyway); set by choose_axes
         self.null_defaults: set[str] = set()
+        # the source's config-group choices no axis selects, carried under `overrides:`
+        self.kept_groups: dict[str, SourceSetting] = {}
+        # source keys verl itself refuses at start-up (RLC409), by key: left out, and why
+        self.refused_at_start: dict[str, str] = {}
+        # source keys the release composes (a `+` adds them) but no code of it reads: left out
+        self.unread_here: dict[str, str] = {}
 
     # --- judging a draft -----------------------------------------------------------------------
 
@@ -136,27 +152,54 @@ class Solver:
             names = [
                 n
                 for n in (key, *setting.alternatives)
-                if n in self.source and (n == key or self.migrate or not self._never_read(n, lowered))
+                if n in self.source and (n == key or self._renames(n, lowered))
             ]
             if names:
                 for name in names:
                     if same(self.source[name].value, setting.value):
                         matched[name] = setting
-            elif not self._verl_default(key, setting.value):
+            elif not self._verl_default(key, setting.value, settings=settings):
                 drift += 1
         for key in self.null_defaults:
             if key not in settings:
                 matched[key] = Setting(key, None, VERL_DEFAULT)
         return Evaluation(True, errors, matched, drift, lowered)
 
-    def _verl_default(self, key: str, value: Any, index: KeyIndex | None = None) -> bool:
-        """Is `value` what verl holds for a key the source leaves alone (or is that not known)?"""
+    def _renames(self, name: str, lowered: Lowered) -> bool:
+        """May a setting written under another of its names carry the source's `name`? Where the
+        release lacks `name` (it was renamed), or, with --migrate, where the entrypoint never reads
+        it; not where the release composes and reads `name` itself (the fully-async entrypoint's
+        legacy reward keys): the recipe would give verl's config another key than the source's."""
+        never_read = self._never_read(name, lowered)
+        if never_read:
+            return self.migrate
+        index = self.index
+        return index is None or not (index.has(name) or index.open_dict_of(name) is not None)
+
+    def _verl_default(
+        self, key: str, value: Any, index: KeyIndex | None = None, settings: dict[str, Setting] | None = None
+    ) -> bool:
+        """Is `value` what verl holds for a key the source leaves alone (or is that not known)? A
+        default that is another key (the reference's strategy follows the actor's) is that key's
+        value: the source's, else the draft's lowering's (`settings`), else its default."""
         index = index or self.index
-        if index is None or not index.has(key):
+        if index is None:
             return True
+        if not index.has(key):
+            # a new key inside an open dict is absent from verl's config: any value is added
+            return index.open_dict_of(key) is None
         default = index.default(key)
+        for _ in range(_REFERENCE_HOPS):
+            target = _referenced(default)
+            if target is None or not index.has(target):
+                break
+            if target in self.source:  # the recipe gives it the source's value, typed or not
+                return same(self.source[target].value, value)
+            if settings is not None and target in settings:
+                return same(settings[target].value, value)
+            default = index.default(target)
         if isinstance(default, str) and ("${" in default or default == "???"):
-            return True  # a default computed from other keys: not judged
+            return True  # a default computed otherwise: not judged
         return same(default, value)
 
     # --- the axes ------------------------------------------------------------------------------
@@ -176,6 +219,7 @@ class Solver:
         if best is None:
             raise RlcatError([diag("RLC1301", "no recipe of rlcat's schema lowers on this platform")])
         _, combo, draft, lowered = best
+        draft, lowered = self._keep_groups(draft, lowered)
         self.index = _index_of(self.target, lowered)
         index = self.index
         if index is not None:
@@ -185,6 +229,27 @@ class Solver:
                 if s.value is None and index.has(k) and index.default(k) is None
             }
         return combo, draft, self._entry_findings(combo, lowered)
+
+    def _keep_groups(self, draft: Draft, lowered: Lowered) -> tuple[Draft, Lowered]:
+        """The source's config-group choices no axis value selects (`model_engine=veomni`), kept
+        whole under `overrides:`, where the release has the option: the keys are then judged
+        against that engine's config, not the closest axis's."""
+        kept = {
+            group: setting.value
+            for group, setting in self.run.groups.items()
+            if lowered.group_choices.get(group) != setting.value
+            and isinstance(setting.value, str)
+            and setting.value in self.target.groups.get(group, [])
+        }
+        if not kept:
+            return draft, lowered
+        tried = draft.copy()
+        tried.recipe["overrides"] = {**tried.recipe.get("overrides", {}), **kept}
+        relowered = self.trial.lower(tried)
+        if relowered is None or _index_of(self.target, relowered) is None:
+            return draft, lowered
+        self.kept_groups = {group: self.run.groups[group] for group in kept}
+        return tried, relowered
 
     def _axis_rank(self, lowered: Lowered) -> tuple[int, ...]:
         run = self.run
@@ -207,7 +272,7 @@ class Solver:
                 continue
             if key in self.source:
                 agree += 1 if same(self.source[key].value, setting.value) else -1
-            elif not self._verl_default(key, setting.value, index):
+            elif not self._verl_default(key, setting.value, index, finals(lowered)):
                 agree -= 1
         return (entry, covered, same_entry, agree)
 
@@ -328,22 +393,27 @@ class Solver:
         field of the section is set together to combinations of the numbers the section's keys
         hold (and their sums and products), smallest first, until the keys are matched: the
         smallest combination that reproduces the source is the likeliest reading (2 nodes of 8
-        GPUs, not 8 nodes)."""
+        GPUs, not 8 nodes). A section whose fields set a key the source leaves alone off verl's
+        default (the required GPU pools of a script that says none) is searched the same way, with
+        verl's defaults of the section's keys the source leaves alone among the numbers."""
         unmatched = set(self.source) - set(current.matched)
+        drifted = self.drifted(current)
         owners = {
             found.leaf.parts[:-1]
             for found in self.probes.values()
-            if found.leaf.doc == "recipe" and not found.leaf.open_map and found.own & unmatched
+            if found.leaf.doc == "recipe" and not found.leaf.open_map and found.own & (unmatched | drifted)
         }
         for section in sorted(owners):
             probes = [
                 f for f in self.probes.values() if f.leaf.doc == "recipe" and f.leaf.parts[:-1] == section
             ]
-            touched = {k for f in probes for k in f.own | f.moved} & set(self.source)
-            keys = touched & unmatched
-            numbers = sorted(
-                {v for k in touched if isinstance(v := self.source[k].value, int) and not isinstance(v, bool)}
-            )
+            owned = {k for f in probes for k in f.own | f.moved}
+            touched = owned & set(self.source)
+            keys = owned & (unmatched | drifted)
+            given = [self.source[k].value for k in touched]
+            if self.index is not None and owned & drifted:
+                given += [self.index.default(k) for k in owned - touched if self.index.has(k)]
+            numbers = sorted({v for v in given if isinstance(v, int) and not isinstance(v, bool)})
             if len(probes) < 2 or not numbers:
                 continue
             pairs = list(itertools.combinations_with_replacement(numbers, 2))
@@ -360,7 +430,7 @@ class Solver:
                 result = self.evaluate(tried)
                 if result.rank() > current.rank():
                     draft, current = tried, result
-                    if keys <= set(current.matched):
+                    if (keys & unmatched) <= set(current.matched) and not keys & self.drifted(current):
                         break
         return draft, current
 
@@ -399,7 +469,7 @@ class Solver:
             key
             for key, setting in finals(result.lowered).items()
             if not ({key, *setting.alternatives} & set(self.source))
-            and not self._verl_default(key, setting.value)
+            and not self._verl_default(key, setting.value, settings=finals(result.lowered))
         }
 
     @staticmethod
@@ -485,7 +555,7 @@ class Solver:
         if lowered is None:  # the search only keeps drafts that validate
             raise RlcatError([diag("RLC1301", "no recipe of rlcat's schema reproduces this source")])
         index = self.index
-        overrides: dict[str, SourceSetting] = {}
+        overrides: dict[str, SourceSetting] = dict(self.kept_groups)
         left_out: dict[str, str] = {}
         adjusted: dict[str, str] = {}
         migrated: dict[str, str] = {}
@@ -527,7 +597,7 @@ class Solver:
         }
         typed = dict(result.matched)
         unasked = {
-            key: (setting, self._verl_default(key, setting.value))
+            key: (setting, self._verl_default(key, setting.value, settings=finals(lowered)))
             for key, setting in finals(lowered).items()
             if not ({key, *setting.alternatives} & self.run.settings.keys())
         }
@@ -545,6 +615,8 @@ class Solver:
             unasked,
             adjusted,
             migrated,
+            self.refused_at_start,
+            self.unread_here,
         )
 
     def _refused_types(self, draft: Draft, result: Evaluation) -> tuple[Draft, Evaluation]:
@@ -573,12 +645,14 @@ class Solver:
                 return f"{release} has no such key (Hydra would refuse it)"
             built_as = dataclass_holding(index, key) if setting.prefix == "+" else None
             if built_as is not None:
+                self.refused_at_start[key] = f"verl builds {built_as[0]} as a dataclass with no such field"
                 return (
                     f"{release} builds {built_as[0]} as a dataclass ({built_as[1]}), which has no such "
                     "field (RLC409: verl would refuse it at start-up)"
                 )
             holders = _releases_with(key, index)
             if holders:
+                self.unread_here[key] = f"{release} has no such key ({', '.join(holders)} had it)"
                 return f"{release} has no such key ({', '.join(holders)} had it): verl never reads it here"
         try:
             check_renderable(setting.value)
@@ -654,6 +728,18 @@ class Solver:
             key=setting.key,
             hint=hint,
         )
+
+
+def _referenced(default: Any) -> str | None:
+    """The key a default that is only `${absolute.key}` (or `${oc.select:absolute.key,...}`, which
+    gives that key's value wherever the key exists) refers to."""
+    if isinstance(default, str) and default.startswith("${") and default.endswith("}"):
+        inner = default[2:-1]
+        if inner.startswith("oc.select:"):
+            inner = inner[len("oc.select:") :].split(",", 1)[0]
+        if inner and not inner.startswith(".") and all(c.isalnum() or c in "_." for c in inner):
+            return inner
+    return None
 
 
 def _releases_with(key: str, index: KeyIndex) -> list[str]:

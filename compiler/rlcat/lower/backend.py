@@ -125,8 +125,12 @@ def _fsdp_strategies(lo: Lowering) -> None:
     verl's defaults are FSDP for the actor and critic, and the actor's for the reference
     (ref.yaml: `strategy: ${actor_rollout_ref.actor.strategy}`), so a reference that differs from
     the actor is written out. verl 0.9 syncs each role's engine to its `strategy`
-    (verl/workers/config/actor.py:325, critic.py:219)."""
+    (verl/workers/config/actor.py:325, critic.py:219), so there the engine's `fsdp_config.strategy`
+    is left at verl's default: writing it would change the composed config and not the run. Before
+    0.9 the engine workers read `fsdp_config.strategy` itself (0.7.1
+    verl/workers/engine/fsdp/transformer_impl.py:332), so both are written."""
     r = lo.recipe
+    engine_too = _legacy_workers(lo)
     chosen = {role: _strategy(lo, role) for role in ("actor", "ref", "critic")}
     actor, ref = chosen["actor"], chosen["ref"]
     if r.algorithm != "ppo" and r.parallelism.critic.strategy is not None:
@@ -137,14 +141,15 @@ def _fsdp_strategies(lo: Lowering) -> None:
         )
     if actor[0] == "fsdp2":
         lo.set(f"{ARF}.actor.strategy", "fsdp2", origin=actor[1])
-        lo.set(f"{ARF}.actor.fsdp_config.strategy", "fsdp2", origin=actor[1])
+        if engine_too:
+            lo.set(f"{ARF}.actor.fsdp_config.strategy", "fsdp2", origin=actor[1])
     if ref[0] != actor[0]:
         lo.set(f"{ARF}.ref.strategy", ref[0], origin=ref[1])
         engine_workers = any(
             split_prefix(key)[1] == "trainer.use_legacy_worker_impl" and value == "disable"
             for key, value in r.overrides.items()
         )
-        if _legacy_workers(lo) and not engine_workers:
+        if engine_too and not engine_workers:
             lo.error(
                 "RLC301",
                 f"the reference would use {ref[0]} and the actor {actor[0]}: verl "
@@ -154,7 +159,7 @@ def _fsdp_strategies(lo: Lowering) -> None:
                 hint="give the reference the actor's strategy, or switch to verl's engine workers: "
                 "overrides: {trainer.use_legacy_worker_impl: disable}",
             )
-    if ref[0] == "fsdp2":
+    if ref[0] == "fsdp2" and engine_too:
         lo.set(f"{ARF}.ref.fsdp_config.strategy", "fsdp2", origin=ref[1])
     critic = chosen["critic"]
     if critic[0] == "fsdp2":

@@ -254,6 +254,11 @@ def lower_escape_hatches(lo: Lowering) -> None:
             )
             continue
         written[name] = key
+        if not prefix and name in lo.target.groups and isinstance(value, str):
+            # a config-group choice (`model_engine: veomni`): it picks part of verl's config tree,
+            # as on the command line; the check judges the option against the release
+            lo.out.group_choices[name] = value
+            continue
         lo.set(name, value, origin=replace(found, field="overrides"), prefix=prefix)
     for name, value in lo.recipe.env.items():
         lo.env(name, value, origin=lo.origin(f"env.{name}"))

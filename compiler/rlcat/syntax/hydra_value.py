@@ -27,8 +27,11 @@ from typing import Any, NoReturn
 # final newline, and a bare "a\n" is a lexer error in Hydra.
 _BARE = re.compile(r"^[A-Za-z_/][A-Za-z0-9_/.\-+@:]*\Z")
 # Bare words the grammar would read as something other than a string.
-# A mapping key inside a value ({k: v}): Hydra's grammar has no quoted keys.
-_MAPPING_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+# A mapping key inside a value ({k: v}): Hydra's grammar has no quoted keys. Its dictKey takes
+# unquoted characters too (`.`, `/`, `*`: module patterns such as `model.layers.{*}`), and braces
+# and brackets escaped (`\{`), which `_mapping_key` writes.
+_MAPPING_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-./*{}\[\]]*")
+_KEY_ESCAPES = str.maketrans({c: "\\" + c for c in "{}[]"})
 _SPECIAL = re.compile(r"^(?:null|true|false|[+-]?(?:inf|nan))$", re.IGNORECASE)
 
 
@@ -147,7 +150,7 @@ def render(value: Any) -> str:
     if isinstance(value, dict):
         for k in value:
             _check_mapping_key(k)
-        return "{" + ",".join(f"{k}:{render(v)}" for k, v in value.items()) + "}"
+        return "{" + ",".join(f"{k.translate(_KEY_ESCAPES)}:{render(v)}" for k, v in value.items()) + "}"
     raise UnrenderableValue(f"cannot render a {type(value).__name__}")
 
 

@@ -58,6 +58,10 @@ def type_matches(expected: str, value: Any, key: str = "") -> bool:
             return all(isinstance(v, str) for v in value)
         return isinstance(value, str)
     if expected == "list":
+        if key == "trainer.logger" and isinstance(value, str):
+            # verl's Tracking takes one backend's name as well as a list of them
+            # (verl/utils/tracking.py:63 in 0.9.1, :59 in 0.7.1: a str becomes [str])
+            return True
         return isinstance(value, list)
     if expected == "dict":
         return isinstance(value, dict)
