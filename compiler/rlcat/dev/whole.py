@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rlcat.dev import compose as verl_compose
 from rlcat.dev.trees import FETCH_COMMAND, is_fetched
 from rlcat.diagnostics import RlcatError, diag
+from rlcat.verl.names import ENTRY_DIRS
 
 if TYPE_CHECKING:
     from omegaconf import DictConfig
@@ -41,7 +42,7 @@ class Composed:
 def entry_config(config_name: str | None, fallback: str) -> str:
     """The entry config a side composes: its own where rlcat knows the folder, else `fallback`
     (a verl-recipe trainer's config is not in the release: the recipe's config stands in)."""
-    return config_name if config_name in verl_compose.ENTRY_DIRS else fallback
+    return config_name if config_name in ENTRY_DIRS else fallback
 
 
 def require_whole(version: str) -> None:
