@@ -203,7 +203,7 @@ def test_hydra_prefix_rules(rlcat: Run, tmp_path: Path) -> None:
         "    actor_rollout_ref.rollout.engine_kwargs.vllm.swap_space=4 \\\n"  # 5: open dict, no +
         "    +actor_rollout_ref.rollout.engine_kwargs.vllm.seed=4 \\\n"  # 6: open dict with +: fine
         "    ++trainer.total_epochs=2 \\\n"  # 7: ++ on a key verl has: fine
-        "    trainer.logger=console \\\n"  # 8: a str where verl holds a list
+        "    trainer.save_freq=often \\\n"  # 8: a str where verl holds an int
         "    ~trainer.val_before_train"  # 9: deletes a key verl has: fine
     )
     data = _lint_text(rlcat, tmp_path, body)
