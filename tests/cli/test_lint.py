@@ -231,8 +231,8 @@ def test_config_groups(rlcat: Run, tmp_path: Path) -> None:
     body = "    model_engine=megatron \\\n    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"
     assert _key_codes(_lint_text(rlcat, tmp_path, body)) == Counter()
     assert ("RLC401", 3) in _key_codes(_lint_text(rlcat, tmp_path, body, "--verl", "0.7.1"))
-    veomni = _lint_text(rlcat, tmp_path, "    model_engine=veomni")
-    assert [(d["code"], d["severity"]) for d in veomni["diagnostics"]] == [("RLC1112", "warning")]
+    torchtitan = _lint_text(rlcat, tmp_path, "    model_engine=torchtitan")
+    assert [(d["code"], d["severity"]) for d in torchtitan["diagnostics"]] == [("RLC1112", "warning")]
 
 
 def test_platform_guard_reports_what_compile_would_fix(rlcat: Run, tmp_path: Path) -> None:

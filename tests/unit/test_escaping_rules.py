@@ -57,39 +57,32 @@ def _refusal(data: Any, **kw: Any) -> str:
     return found.message
 
 
-@pytest.mark.parametrize("literal_blocks", [False, True], ids=["plain", "literal-blocks"])
 @pytest.mark.parametrize("place", PLACES.values(), ids=PLACES.keys())
 @pytest.mark.parametrize("text", HIDDEN.values(), ids=HIDDEN.keys())
-def test_yaml_document_refuses_hidden_characters_anywhere(
-    text: str, place: Any, literal_blocks: bool
-) -> None:
-    message = _refusal(place(text), literal_blocks=literal_blocks, hint="use the json")
+def test_yaml_document_refuses_hidden_characters_anywhere(text: str, place: Any) -> None:
+    message = _refusal(place(text), hint="use the json")
     assert "holds a hidden character or `##[`" in message
     assert message.isprintable()  # the refusal shows the text escaped
 
 
-@pytest.mark.parametrize("literal_blocks", [False, True], ids=["plain", "literal-blocks"])
 @pytest.mark.parametrize("place", PLACES.values(), ids=PLACES.keys())
 @pytest.mark.parametrize("text", WORKFLOW.values(), ids=WORKFLOW.keys())
-def test_yaml_document_never_starts_a_line_with_a_workflow_command(
-    text: str, place: Any, literal_blocks: bool
-) -> None:
-    """A line break in plain YAML is a hidden character; in a literal block it is the layout, and
-    the line it would begin with `::` is what is refused."""
-    message = _refusal(place(text), literal_blocks=literal_blocks)
+def test_yaml_document_never_starts_a_line_with_a_workflow_command(text: str, place: Any) -> None:
+    """A line break in a value is the layout of its literal block, and the line it would begin
+    with `::` is what is refused; in a key (no block) the line break is a hidden character."""
+    message = _refusal(place(text))
     shown = text.split("\n")[1].strip()
-    if literal_blocks and place is not PLACES["key"]:
+    if place is not PLACES["key"]:
         assert message == f"{shown} would begin a line with `::`, a CI workflow command"
     else:
         assert message.startswith(text.split("\n", maxsplit=1)[0] + "\\n")
 
 
-@pytest.mark.parametrize("literal_blocks", [False, True], ids=["plain", "literal-blocks"])
 @pytest.mark.parametrize("text", ["::error::x", "  ::error::x", "::", "- ::x", "x: ::y"])
-def test_workflow_command_text_on_one_line_is_quoted_or_refused(text: str, literal_blocks: bool) -> None:
+def test_workflow_command_text_on_one_line_is_quoted_or_refused(text: str) -> None:
     for data in ({text: 1}, {"k": text}, [text], {"k": {text: [text]}}):
         try:
-            out = yaml_document(data, literal_blocks=literal_blocks)
+            out = yaml_document(data)
         except RlcatError as exc:
             assert exc.diagnostics[0].code == "RLC405"
             continue
@@ -100,11 +93,9 @@ def test_workflow_command_text_on_one_line_is_quoted_or_refused(text: str, liter
 def test_literal_blocks_keep_a_script_as_it_runs() -> None:
     script = "set -euo pipefail\nexport A='x y'\npython3 -m verl.trainer.main_ppo \\\n    a=1\n"
     data = {"run": script, "num_nodes": 2}
-    out = yaml_document(data, literal_blocks=True, header=["task"])
+    out = yaml_document(data, header=["task"])
     assert out.startswith("# task\nrun: |\n  set -euo pipefail\n  export A='x y'\n")
     assert yaml.safe_load(out) == data
-    # without literal blocks a line break is one more hidden character
-    assert _refusal(data).startswith("set -euo pipefail\\nexport")
 
 
 def test_header_lines_are_one_comment_each_whatever_they_hold() -> None:
@@ -113,11 +104,10 @@ def test_header_lines_are_one_comment_each_whatever_they_hold() -> None:
 
 
 def test_yaml_document_writes_requested_interpolations_with_their_tag() -> None:
-    for literal_blocks in (False, True):
-        out = yaml_document({"k": RequestedInterpolation("${oc.env:HOME}")}, literal_blocks=literal_blocks)
-        assert out.startswith("k: !interp ")
-        value = parse_yaml(out, "out.yaml").data["k"]  # rlcat's reader reads it back live
-        assert type(value) is RequestedInterpolation and value == "${oc.env:HOME}"
+    out = yaml_document({"k": RequestedInterpolation("${oc.env:HOME}")})
+    assert out.startswith("k: !interp ")
+    value = parse_yaml(out, "out.yaml").data["k"]  # rlcat's reader reads it back live
+    assert type(value) is RequestedInterpolation and value == "${oc.env:HOME}"
 
 
 LIVE_CASES = {
