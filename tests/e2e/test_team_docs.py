@@ -19,6 +19,7 @@ import html
 import io
 import json
 import re
+import signal
 import threading
 import time
 import urllib.error
@@ -377,7 +378,7 @@ def test_serve_rebuilds_only_what_changed(
     seen: dict[str, dict[str, int]] = {}
 
     def wait_for(condition: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + 600
+        deadline = time.monotonic() + 300
         while not condition():
             assert time.monotonic() < deadline, "the served site never changed"
             time.sleep(0.1)
@@ -393,11 +394,18 @@ def test_serve_rebuilds_only_what_changed(
         finally:
             _thread.interrupt_main()  # Ctrl-C
 
+    # Ctrl-C is simulated as SIGINT, which a pytest-xdist worker ignores: Python's own handler for
+    # this test, and a --timeout that ends the serve (exit 0, failing the test) should it never come
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     watcher = threading.Thread(target=edit_then_stop, daemon=True)
     watcher.start()
-    served = rlcat(
-        "docs", "serve", "--catalog", "team", "--no-builtin", "--out", "site", "--port", "0", "--poll", "0.2"
-    )
+    try:
+        served = rlcat(
+            "docs", "serve", "--catalog", "team", "--no-builtin", "--out", "site", "--port", "0",
+            "--poll", "0.2", "--timeout", "900",
+        )  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, previous)
     watcher.join()
     assert served.code == 130, served.err
     assert "at http://127.0.0.1:" in served.out and "rebuilt " in served.out, served.out
