@@ -33,6 +33,9 @@ USER_RECIPE = "name: recipe\nsummary: a recipe of the reader's own\nextends: gsm
 
 # Examples that cannot run here, each with the reason (the text as the page writes it, comment aside).
 NOT_RUN = {
+    "rlcat import run.sh -o my_catalog --whole": "an illustration of the report on a script with one "
+    "difference (its output abridged); tests/verl/test_import_whole.py runs --whole on the 64 reference "
+    "scripts",
     "rlcat lint tests/data/lint/verl_only.sh "
     "--verl-python ~/.cache/rlcat/verl-oracle/verl-0.9.1/bin/python": (
         "needs verl's oracle environment (`rlcat dev verl-oracle`); tests/oracle/test_native.py runs it "
