@@ -456,6 +456,8 @@ import os, signal, sys
 from rlcat.cli import run
 
 ready = int(os.environ["READY_FD"])
+# as from a terminal: a test runner's worker may have handed its ignored SIGINT down to this process
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def hold_before_rename(src, dst):
     os.write(ready, f"{src}\\n".encode())

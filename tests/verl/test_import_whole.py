@@ -30,6 +30,9 @@ CORE = [
 # upstream's own settings a guard refuses: compared, and counted apart (docs/import.md)
 GUARD_REFUSED = {
     "examples__grpo_trainer__run_deepseek_v4_veomni",
+    # RLC713: a rollout expert parallel size other than TP x DP, which verl refuses at start-up
+    "examples__grpo_trainer__run_qwen3_235b_a22b_megatron",
+    "examples__grpo_trainer__run_qwen3_30b_a3b_megatron",
     "verl__experimental__fully_async_policy__shell__dapo_7b_math_fsdp2_4_12",
     "verl__experimental__fully_async_policy__shell__geo3k_qwen25vl_7b_megatron_4_4",
     "verl__experimental__fully_async_policy__shell__grpo_qwen35_35b_megatron_async",
