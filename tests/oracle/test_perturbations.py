@@ -149,9 +149,9 @@ class RlcatVerdict:
     errors: list[Diagnostic]
 
 
-def rlcat_verdict(p: Perturbation) -> tuple[RlcatVerdict, Any]:
-    compiled, errors = compile_cell(p.cell, p.overrides)
-    return RlcatVerdict(bool(errors), errors), compiled
+def rlcat_verdict(p: Perturbation) -> RlcatVerdict:
+    _, errors = compile_cell(p.cell, p.overrides)
+    return RlcatVerdict(bool(errors), errors)
 
 
 def at_the_cause(p: Perturbation, errors: list[Diagnostic]) -> bool:
@@ -174,7 +174,7 @@ def judged(
     chosen = perturbations(catalog_site)
     verdicts, by_release, order = [], {}, []
     for p in chosen:
-        verdict, _ = rlcat_verdict(p)
+        verdict = rlcat_verdict(p)
         assert p.cell.compiled is not None
         release = p.cell.compiled.profile.verl_index
         # verl judges the good plan with the perturbation on top, as `--override`s reach the launch
