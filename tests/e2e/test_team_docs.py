@@ -37,6 +37,7 @@ from test_team_repo import _pip_env, _run, _venv, wheels  # noqa: F401 - `wheels
 from rlcat import __version__ as VERSION
 from rlcat.catalog import Catalog, builtin_root
 from rlcat.cli import main
+from rlcat.cli.docs import Rebuilder
 from rlcat.dev import wheelhouse
 from rlcat.docsite.data import Cell, load_site
 from rlcat.docsite.figures.matrix_grid import STATUS_COLOURS, cell_gid
@@ -376,6 +377,18 @@ def test_serve_rebuilds_only_what_changed(
     recipe = team / "recipes" / "team_only.yaml"
     _write(recipe, {"name": "team_only", "extends": PARENT, "summary": "Before the edit"})
     seen: dict[str, dict[str, int]] = {}
+    # the Ctrl-C must come after the rebuild has finished and said so, not while its pages are
+    # being written: the real step, which also tells the watcher when one look rebuilt something
+    stepped = threading.Event()
+    real_step = Rebuilder.step
+
+    def step(self: Rebuilder) -> str | None:
+        done = real_step(self)
+        if done is not None:
+            stepped.set()
+        return done
+
+    monkeypatch.setattr(Rebuilder, "step", step)
 
     def wait_for(condition: Callable[[], bool]) -> None:
         deadline = time.monotonic() + 300
@@ -389,7 +402,7 @@ def test_serve_rebuilds_only_what_changed(
             wait_for(lambda: page.is_file() and (site / "search" / "search_index.json").is_file())
             seen["before"] = _html_stamps(site)
             _write(recipe, {"name": "team_only", "extends": PARENT, "summary": "After the edit"})
-            wait_for(lambda: "After the edit" in page.read_text(encoding="utf-8"))
+            wait_for(stepped.is_set)
             seen["after"] = _html_stamps(site)
         finally:
             _thread.interrupt_main()  # Ctrl-C
@@ -412,6 +425,7 @@ def test_serve_rebuilds_only_what_changed(
     before, after = seen["before"], seen["after"]
     rebuilt = {page for page in before if after.get(page) != before[page]}
     assert "recipes/team_only.html" in rebuilt
+    assert "After the edit" in (site / "recipes" / "team_only.html").read_text(encoding="utf-8")
     assert "platforms/cuda.html" not in rebuilt and "guards/index.html" not in rebuilt
     assert len(rebuilt) <= 3 < len(before), rebuilt
     assert set(after) == set(before)
