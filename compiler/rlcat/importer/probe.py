@@ -10,6 +10,8 @@ schema and its lowering is picked up without a line changed here.
 from __future__ import annotations
 
 import copy
+import functools
+import json
 import types
 import typing
 from dataclasses import dataclass, field
@@ -121,7 +123,8 @@ class Draft:
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "<unset>"})()
 
 
-def leaves(doc: Doc) -> list[Leaf]:
+@functools.cache
+def leaves(doc: Doc) -> tuple[Leaf, ...]:
     """Every settable field of a document, in the schema's order (axes and META left out)."""
     found: list[Leaf] = []
 
@@ -146,13 +149,14 @@ def leaves(doc: Doc) -> list[Leaf]:
                 found.append(Leaf(doc, (*prefix, spelt), info.annotation, all(chain), False, chain))
 
     walk(DOC_MODELS[doc], (), ())
-    return found
+    return tuple(found)
 
 
-def all_leaves() -> list[Leaf]:
+@functools.cache
+def all_leaves() -> tuple[Leaf, ...]:
     # the catalog entries first: a model path or data file the search can put in an entry (where a
     # built-in one may match it) is not also written as a recipe field
-    return [leaf for doc in ("dataset", "model", "recipe") for leaf in leaves(doc)]
+    return tuple(leaf for doc in ("dataset", "model", "recipe") for leaf in leaves(doc))
 
 
 def base_types(annotation: Any) -> list[Any]:
@@ -187,27 +191,33 @@ def probe_values(leaf: Leaf) -> list[Any]:
     return out
 
 
+def validate(draft: Draft) -> tuple[Recipe, ModelEntry, DatasetEntry] | None:
+    """The draft's documents as the schema reads them, or None when it refuses them."""
+    try:
+        return (
+            Recipe.model_validate(draft.recipe),
+            ModelEntry.model_validate(draft.model),
+            DatasetEntry.model_validate(draft.dataset),
+        )
+    except (ValidationError, ValueError):
+        return None
+
+
 class Trial:
     """Validate a draft and lower it for one target, as a compile's recipe pass does."""
 
     def __init__(self, target: Target) -> None:
         self.target = target
+        # what the lowering reads of the target, as text: the key of what is learnt from lowerings
+        self.target_key = json.dumps(
+            [target.profile.model_dump(mode="json"), target.groups], sort_keys=True, default=str
+        )
         self._model_origin = Origin(Layer.RECIPE, f"catalog model {ENTRY_NAME}", field="model")
         self._dataset_origin = Origin(Layer.RECIPE, f"catalog dataset {ENTRY_NAME}", field="dataset")
 
-    def validate(self, draft: Draft) -> tuple[Recipe, ModelEntry, DatasetEntry] | None:
-        try:
-            return (
-                Recipe.model_validate(draft.recipe),
-                ModelEntry.model_validate(draft.model),
-                DatasetEntry.model_validate(draft.dataset),
-            )
-        except (ValidationError, ValueError):
-            return None
-
     def lower(self, draft: Draft) -> Lowered | None:
         """The lowering of a draft, or None when the schema refuses it."""
-        valid = self.validate(draft)
+        valid = validate(draft)
         if valid is None:
             return None
         recipe, model, dataset = valid
@@ -236,7 +246,23 @@ class Probe:
     companion: Leaf | None = None
 
 
-def probe_field(trial: Trial, base: Draft, leaf: Leaf, siblings: list[Leaf]) -> Probe:
+def probe_fields(trial: Trial, base: Draft) -> dict[str, Probe]:
+    """`probe_field` for every field, by path. What a field does depends only on the target and the
+    base draft (the axes' minimal draft, the same for every source with those axes), so a process
+    importing several scripts learns it once per target and axes; the probes are only read."""
+    documents = json.dumps([base.recipe, base.model, base.dataset], sort_keys=True, default=repr)
+    key = (trial.target_key, documents)
+    if key not in _LEARNT:
+        every = all_leaves()
+        _LEARNT[key] = {leaf.path: probe_field(trial, base, leaf, every) for leaf in every}
+    return _LEARNT[key]
+
+
+# by target and base draft; at most one entry per platform and axis combination
+_LEARNT: dict[tuple[str, str], dict[str, Probe]] = {}
+
+
+def probe_field(trial: Trial, base: Draft, leaf: Leaf, siblings: tuple[Leaf, ...]) -> Probe:
     """`probe`, and when the field alone touches nothing, again with each unset sibling set too:
     some fields are only read together."""
     found = probe(trial, base, leaf)
@@ -289,4 +315,16 @@ def _plain(value: Any) -> Any:
     return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
-__all__ = ["AXES", "Draft", "Leaf", "Probe", "Trial", "all_leaves", "finals", "probe", "probe_field"]
+__all__ = [
+    "AXES",
+    "Draft",
+    "Leaf",
+    "Probe",
+    "Trial",
+    "all_leaves",
+    "finals",
+    "probe",
+    "probe_field",
+    "probe_fields",
+    "validate",
+]

@@ -11,6 +11,7 @@ lowering it, so a value is typed only where rlcat's own lowering reproduces it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import typing
 from collections.abc import Iterable, Iterator
@@ -34,8 +35,9 @@ from rlcat.importer.probe import (
     all_leaves,
     base_types,
     finals,
-    probe_field,
+    probe_fields,
     probe_values,
+    validate,
 )
 from rlcat.importer.source import SourceRun, SourceSetting
 from rlcat.lower.context import Lowered, Target
@@ -344,34 +346,14 @@ class Solver:
         return list(seen)
 
     def base(self, combo: dict[str, str]) -> Draft | None:
-        """The smallest valid draft with these axes: every required field at a probe value (the
-        search replaces them), optional sections added only when the schema asks for one."""
-        draft = Draft(
-            {"name": ENTRY_NAME, "summary": ENTRY_NAME, **combo, "model": ENTRY_NAME, "dataset": ENTRY_NAME},
-            {"name": ENTRY_NAME},
-            {"name": ENTRY_NAME},
-        )
-        every = all_leaves()
-        for leaf in every:
-            if leaf.required:
-                draft = _fill(self.trial, draft, leaf)
-        if self.trial.validate(draft) is not None:
-            return draft
-        sections = sorted({leaf.parts[:1] for leaf in every if leaf.doc == "recipe" and not leaf.required})
-        for section in sections:
-            tried = draft
-            for leaf in every:
-                if leaf.doc == "recipe" and not leaf.required and leaf.needed_below(section):
-                    tried = _fill(self.trial, tried, leaf)
-            if self.trial.validate(tried) is not None:
-                return tried
-        return None
+        """The smallest valid draft with these axes (`minimal_draft`), the caller's to change."""
+        draft = minimal_draft(tuple(combo.items()))
+        return draft.copy() if draft is not None else None
 
     # --- the fields ----------------------------------------------------------------------------
 
     def search(self, draft: Draft) -> tuple[Draft, Evaluation]:
-        every = all_leaves()
-        self.probes = {leaf.path: probe_field(self.trial, draft, leaf, every) for leaf in every}
+        self.probes = probe_fields(self.trial, draft)
         current = self.evaluate(draft)
         for _ in range(_SEARCH_PASSES):
             improved = False
@@ -786,12 +768,40 @@ def _schema_default(leaf: Leaf) -> Any:
     return None if info is None or info.is_required() else info.get_default(call_default_factory=True)
 
 
-def _fill(trial: Trial, draft: Draft, leaf: Leaf) -> Draft:
+@functools.cache
+def minimal_draft(combo: tuple[tuple[str, str], ...]) -> Draft | None:
+    """The smallest valid draft with these axes: every required field at a probe value (the search
+    replaces them), optional sections added only when the schema asks for one. It depends on the
+    schema alone, so a process makes it once per combination (callers change copies of it)."""
+    recipe = {"name": ENTRY_NAME, "summary": ENTRY_NAME, **dict(combo), "model": ENTRY_NAME}
+    draft = Draft(
+        {**recipe, "dataset": ENTRY_NAME},
+        {"name": ENTRY_NAME},
+        {"name": ENTRY_NAME},
+    )
+    every = all_leaves()
+    for leaf in every:
+        if leaf.required:
+            draft = _fill(draft, leaf)
+    if validate(draft) is not None:
+        return draft
+    sections = sorted({leaf.parts[:1] for leaf in every if leaf.doc == "recipe" and not leaf.required})
+    for section in sections:
+        tried = draft
+        for leaf in every:
+            if leaf.doc == "recipe" and not leaf.required and leaf.needed_below(section):
+                tried = _fill(tried, leaf)
+        if validate(tried) is not None:
+            return tried
+    return None
+
+
+def _fill(draft: Draft, leaf: Leaf) -> Draft:
     """The draft with `leaf` at the first probe value the schema accepts (else the first one)."""
     values = probe_values(leaf)
     for value in values:
         tried = draft.with_value(leaf, value)
-        if trial.validate(tried) is not None:
+        if validate(tried) is not None:
             return tried
     return draft.with_value(leaf, values[0]) if values else draft
 

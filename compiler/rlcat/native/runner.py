@@ -38,6 +38,7 @@ import io
 import ipaddress
 import json
 import os
+import pickle
 import re
 import signal
 import sys
@@ -126,6 +127,13 @@ VERL_ROOT = Path(verl.__file__).resolve().parent.parent
 MODEL_KEYS = ("path", "tokenizer_path", "hf_config_path")
 
 
+def fresh_copy(cfg: Any) -> Any:
+    """A deep copy of a whole composed config (a root: it has no parent to share): pickle's round
+    trip gives the same nodes, flags and values as `copy.deepcopy` at a seventh of its cost, which
+    was a third of a case's time."""
+    return pickle.loads(pickle.dumps(cfg, protocol=pickle.HIGHEST_PROTOCOL))
+
+
 def read_yaml_once() -> None:
     """Parse each of verl's YAML files once per process: Hydra reads all of them again on every
     compose, and parsing is most of a compose's time. Each load still gets its own fresh copy, so
@@ -156,7 +164,7 @@ def merge_defaults_once() -> None:
         key = repr(defaults)
         if key not in merged:
             merged[key] = real(self, defaults, repo)
-        return copy.deepcopy(merged[key])
+        return fresh_copy(merged[key])
 
     ConfigLoaderImpl._compose_config_from_defaults_list = compose_from_defaults  # type: ignore[method-assign]
 
@@ -315,7 +323,7 @@ def compose(verl_root: Path, case: dict[str, Any]) -> Any:
     if not 0 < base <= len(overrides) or not all(_plain_key_override(o) for o in overrides[base:]):
         return _compose(verl_root, case["config_dir"], case["config_name"], tuple(overrides))
     shared = _composed_base(verl_root, case["config_dir"], case["config_name"], tuple(overrides[:base]))
-    cfg = copy.deepcopy(shared)
+    cfg = fresh_copy(shared)
     ConfigLoaderImpl._apply_overrides_to_config(
         OverridesParser.create().parse_overrides(overrides[base:]), cfg
     )
