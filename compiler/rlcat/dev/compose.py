@@ -1,7 +1,7 @@
 """Compose verl's Hydra config from a fetched release tree, without importing verl.
 
 Hydra is imported inside the functions: ``import hydra`` costs ~130 ms and the compile path of rlcat
-must not pay for it (only the key-index generator and the tests compose).
+must not pay for it (only `import --whole`, the key-index generator and the tests compose).
 
 The composition is the one verl's launcher performs: ``initialize_config_dir`` on the folder of the
 entry config plus ``compose(config_name, overrides)``, which uses the same override parser and config
@@ -11,8 +11,6 @@ and missing group options are rejected exactly as a real launch would reject the
 
 from __future__ import annotations
 
-import copy
-import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -73,35 +71,6 @@ def with_trainer_searchpath(version: str, config_name: str, overrides: Sequence[
     return [f"{_SEARCHPATH_KEY}=[{_quote(ours)}]", *out]
 
 
-# Each config file Hydra parsed in this process, by its path, size and mtime: a compose reads some
-# thirty YAML files, and parsing them is half its time (`rlcat import --whole` and the reference
-# tests compose hundreds of times). Hydra changes what it loaded, so each use gets a deep copy.
-_PARSED: dict[tuple[str, int, int], Any] = {}
-
-
-def _parse_each_file_once() -> None:
-    """Make Hydra's file config source parse each file once per process (idempotent)."""
-    from hydra._internal.core_plugins.file_config_source import FileConfigSource
-
-    if getattr(FileConfigSource.load_config, "rlcat_cached", False):
-        return
-    parse = FileConfigSource.load_config
-
-    def load_config(self: FileConfigSource, config_path: str) -> Any:
-        full = os.path.realpath(os.path.join(self.path, self._normalize_file_name(config_path)))
-        try:
-            stat = os.stat(full)
-        except OSError:
-            return parse(self, config_path)  # Hydra's own error for a missing file
-        key = (full, stat.st_size, stat.st_mtime_ns)
-        if key not in _PARSED:
-            _PARSED[key] = parse(self, config_path)
-        return copy.deepcopy(_PARSED[key])
-
-    load_config.rlcat_cached = True  # type: ignore[attr-defined]
-    FileConfigSource.load_config = load_config  # type: ignore[method-assign]
-
-
 def compose(version: str, config_name: str, overrides: Sequence[str] = ()) -> DictConfig:
     """Compose ``config_name`` of verl ``version`` with Hydra ``overrides`` and return the config.
 
@@ -117,7 +86,9 @@ def compose(version: str, config_name: str, overrides: Sequence[str] = ()) -> Di
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    _parse_each_file_once()
+    from rlcat.native import hydra_once
+
+    hydra_once.install()  # every compose of this process shares what depends on the files alone
     config_dir = entry_dir(version, config_name)
     full = with_trainer_searchpath(version, config_name, overrides)
     # initialize_config_dir refuses to run when Hydra is already initialised (a previous caller that

@@ -31,20 +31,20 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import copy
 import functools
 import hashlib
+import importlib.util
 import io
 import ipaddress
 import json
 import os
-import pickle
 import re
 import signal
 import sys
 import time
 import traceback
 from pathlib import Path
+from types import ModuleType
 from typing import IO, Any
 
 for _name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
@@ -93,19 +93,13 @@ PROTOCOL = _protocol_stdout() if __name__ == "__main__" else sys.stdout
 # verl, transformers and huggingface_hub read the offline variables when they are imported: the
 # imports come after them and after the hook, on purpose (E402)
 _IMPORTING = time.monotonic()
-import omegaconf._utils  # noqa: E402
-import omegaconf.base  # noqa: E402
 import torch  # noqa: E402
-import yaml  # noqa: E402
 from hydra import compose as hydra_compose  # noqa: E402
 from hydra import initialize_config_dir  # noqa: E402
-from hydra._internal import config_loader_impl  # noqa: E402
 from hydra._internal.config_loader_impl import ConfigLoaderImpl  # noqa: E402
-from hydra._internal.defaults_list import DefaultsList, Overrides  # noqa: E402
 from hydra.core.global_hydra import GlobalHydra  # noqa: E402
 from hydra.core.override_parser.overrides_parser import OverridesParser  # noqa: E402
 from omegaconf import DictConfig, OmegaConf, open_dict  # noqa: E402
-from omegaconf.grammar_parser import parse as parse_interpolation  # noqa: E402
 from tokenizers import Tokenizer, pre_tokenizers  # noqa: E402
 from tokenizers import models as tokenizer_models  # noqa: E402
 from transformers import PreTrainedTokenizerFast  # noqa: E402
@@ -121,100 +115,24 @@ except ModuleNotFoundError as exc:  # a release without the reward loop has noth
     if not (exc.name or "").startswith("verl.experimental"):
         raise
     migrate_legacy_reward_impl = None
+
+
+def _beside(name: str) -> ModuleType:
+    """A module of the file `name`.py beside this one, loaded by its path: this file runs without
+    rlcat, so its rlcat.native sibling cannot be imported by its package name."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+hydra_once = _beside("hydra_once")  # rlcat.native.hydra_once: what rlcat's own composes use too
 IMPORT_SECONDS = time.monotonic() - _IMPORTING
 VERL_ROOT = Path(verl.__file__).resolve().parent.parent
 
 MODEL_KEYS = ("path", "tokenizer_path", "hf_config_path")
-
-
-def fresh_copy(cfg: Any) -> Any:
-    """A deep copy of a whole composed config (a root: it has no parent to share): pickle's round
-    trip gives the same nodes, flags and values as `copy.deepcopy` at a seventh of its cost, which
-    was a third of a case's time."""
-    return pickle.loads(pickle.dumps(cfg, protocol=pickle.HIGHEST_PROTOCOL))
-
-
-def read_yaml_once() -> None:
-    """Parse each of verl's YAML files once per process: Hydra reads all of them again on every
-    compose, and parsing is most of a compose's time. Each load still gets its own fresh copy, so
-    the configs Hydra builds from them are as new as ever."""
-    real = yaml.load
-    parsed: dict[str, Any] = {}
-
-    def load(stream: Any, Loader: Any) -> Any:
-        name = getattr(stream, "name", None)
-        if not isinstance(name, str):
-            return real(stream, Loader)
-        if name not in parsed:
-            parsed[name] = real(stream, Loader)
-        return copy.deepcopy(parsed[name])
-
-    yaml.load = load
-
-
-def merge_defaults_once() -> None:
-    """Merge the config files of one defaults list once per process: Hydra builds the config from
-    the defaults list (the files the entry config and the group choices name), then applies the
-    key overrides to it. Plans of one entry config and one set of group choices share that list,
-    so the merged config is kept and each compose gets a fresh deep copy of it to override."""
-    real = ConfigLoaderImpl._compose_config_from_defaults_list
-    merged: dict[str, Any] = {}
-
-    def compose_from_defaults(self: Any, defaults: list[Any], repo: Any) -> Any:
-        key = repr(defaults)
-        if key not in merged:
-            merged[key] = real(self, defaults, repo)
-        return fresh_copy(merged[key])
-
-    ConfigLoaderImpl._compose_config_from_defaults_list = compose_from_defaults  # type: ignore[method-assign]
-
-
-def defaults_lists_once() -> None:
-    """Build the defaults list of one entry config and one set of group choices once per process:
-    Hydra walks every config file's defaults on each compose, the most costly step left once files
-    are parsed once. The list depends on the config name, the search path and the group overrides
-    (choices, appended groups, deletions), never on key overrides, so plans that differ only in
-    keys share it; each compose keeps its own key overrides, in order, as Hydra sorts them."""
-    real = config_loader_impl.create_defaults_list  # type: ignore[attr-defined]
-    made: dict[str, DefaultsList] = {}
-
-    def create(
-        repo: Any, config_name: Any, overrides_list: Any, prepend_hydra: bool, skip_missing: bool
-    ) -> DefaultsList:
-        fresh = Overrides(repo=repo, overrides_list=overrides_list)
-        key = repr(
-            (
-                config_name,
-                prepend_hydra,
-                skip_missing,
-                [repr(source) for source in repo.get_sources()],
-                fresh.override_choices,
-                fresh.append_group_defaults,
-                fresh.deletions,
-            )
-        )
-        if key not in made:
-            made[key] = real(repo, config_name, overrides_list, prepend_hydra, skip_missing)
-        first = made[key]
-        return DefaultsList(
-            defaults=first.defaults,
-            defaults_tree=first.defaults_tree,
-            config_overrides=fresh.config_overrides,
-            overrides=first.overrides,
-        )
-
-    config_loader_impl.create_defaults_list = create  # type: ignore[attr-defined]
-
-
-def parse_interpolations_once() -> None:
-    """Parse each interpolation text once per process: OmegaConf parses a value's `${...}` with its
-    ANTLR grammar every time it is resolved, and verl's checks resolve the whole config several
-    times per case. A parse tree depends on the text alone and is only read by the visitor that
-    resolves it, so one tree serves every resolution; a text that fails to parse is not kept and
-    fails again the same way."""
-    memo = functools.lru_cache(maxsize=65536)(parse_interpolation)
-    omegaconf.base.parse = memo  # type: ignore[attr-defined]
-    omegaconf._utils.parse = memo  # type: ignore[attr-defined]
 
 
 CHAT_TEMPLATE = "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
@@ -323,7 +241,7 @@ def compose(verl_root: Path, case: dict[str, Any]) -> Any:
     if not 0 < base <= len(overrides) or not all(_plain_key_override(o) for o in overrides[base:]):
         return _compose(verl_root, case["config_dir"], case["config_name"], tuple(overrides))
     shared = _composed_base(verl_root, case["config_dir"], case["config_name"], tuple(overrides[:base]))
-    cfg = fresh_copy(shared)
+    cfg = hydra_once.fresh_copy(shared)
     ConfigLoaderImpl._apply_overrides_to_config(
         OverridesParser.create().parse_overrides(overrides[base:]), cfg
     )
@@ -560,10 +478,7 @@ def main() -> int:
     args = parser.parse_args()
     args.models = args.models.resolve()
     signal.signal(signal.SIGALRM, _on_alarm)
-    read_yaml_once()
-    merge_defaults_once()
-    defaults_lists_once()
-    parse_interpolations_once()
+    hydra_once.install()
     # verl is launched from the folder holding verl/: the Megatron fully-async config finds the
     # trainer's through `hydra.searchpath: file://verl/trainer/config`, relative to it
     os.chdir(VERL_ROOT)
