@@ -326,6 +326,25 @@ def test_a_case_over_an_unknown_value_fixes_the_value_on_each_branch() -> None:
     assert sorted(texts(launch) for launch in reading.launches) == [["d=gpu", "tp=2"], ["d=npu", "tp=4"]]
 
 
+def test_numeric_tests_read_as_bash_does() -> None:
+    """`[` takes integers as written (010 is ten, 0x10 and "x y" fail the whole test, status 2, `!`
+    or not); `[[` takes arithmetic, where an expression bash rejects makes the comparison false."""
+    reading = read(
+        'S="x y"\nZ=010\n'
+        '[ "$Z" -eq 10 ] && a=1 || a=2\n[ ! "$S" -gt 1 ] && b=1 || b=2\n[ +4 -ge " 4" ] && c=1 || c=2\n'
+        "[[ $Z -eq 8 ]] && d=1 || d=2\n[[ ! $S -gt 1 ]] && e=1 || e=2\ntest 0x10 -eq 16 && f=1 || f=2\n"
+        '[ ! "$S" = "x y" ] && g=1 || g=2\n'
+        f"{MAIN} t=$a$b$c$d$e$f$g\n"
+    )
+    assert texts(only_launch(reading)) == ["t=1211122"]
+    assert [(d.code, d.line) for d in reading.diagnostics if d.code != "RLC1104"] == [
+        ("RLC1106", 4),
+        ("RLC1106", 7),
+        ("RLC1106", 8),
+    ]
+    assert "integer expression expected" in reading.diagnostics[0].message
+
+
 def test_a_condition_every_path_agrees_on_is_no_assumption() -> None:
     launch = launch_of(f"if command -v nvidia-smi; then echo gpu; fi\n{MAIN} a=1\n")
     assert launch.assumptions == ()

@@ -293,6 +293,15 @@ BASH_CASES = {
     # what tree-sitter-bash 0.25 gets wrong, corrected by the reader (words.raw_commands, _tokens)
     "tree_sitter_slips": "R=/r\np=p\ne=e\nC=$R/x/$p/$e\nX=1 Y=2\nJ='{a:1,'\\\n'b:2}'\n"
     "python3 -m verl.t c=$C $R/x/$p/$e x=$X y=$Y j=$J w=a\\\nb",
+    # `[` reads integers as written and fails (status 2) on any other, `!` around it or not; `[[`
+    # reads arithmetic, and an expression it rejects makes that one comparison false; `!` negates
+    # the comparison after it (tree-sitter reads `! a = b` as `(! a) = b`)
+    "numeric_tests": 'S="x y"\nZ=010\n'
+    '[ "$S" -gt 1 ] && a=1 || a=2\n[ ! "$S" -gt 1 ] && b=1 || b=2\n[ " 3 " -gt 1 ] && c=1 || c=2\n'
+    '[ "$Z" -eq 10 ] && d=1 || d=2\n[ 0x10 -eq 16 ] && e=1 || e=2\n[ ! "$S" = "x y" ] && f=1 || f=2\n'
+    "[[ $Z -eq 8 ]] && g=1 || g=2\n[[ ! $S -gt 1 ]] && h=1 || h=2\n[[ a/b -gt 1 ]] && i=1 || i=2\n"
+    'test "" -eq 0 && j=1 || j=2\ntest ! "$S" -gt 1 && k=1 || k=2\n[ +4 -ge 4 ] && l=1 || l=2\n'
+    "python3 -m verl.t $a$b$c$d$e$f $g$h$i $j$k$l",
     "set_a_and_declare": "set -a\nA=1\nset +a\nB=2\ndeclare -A M=([k]=v [j]=w)\ndeclare -x E=5\n"
     "python3 -m verl.t m=${M[k]}${M[j]} n=${#M[@]}",
 }

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from rlcat.scripts import arith
 from rlcat.scripts.glob import Glob
 from rlcat.scripts.parse import Node, ParsedScript, parse
 from rlcat.scripts.state import (
@@ -487,7 +488,12 @@ class Evaluator(Expander):
         if not expressions:
             world.status = 1
             return [world]
-        result, when_true, when_false = self.test(world, expressions[0], double)
+        try:
+            result, when_true, when_false = self.test(world, expressions[0], double)
+        except _TestFails as failure:
+            self.say("RLC1106", f"test bash would reject: {failure}: the test fails (status 2)", node)
+            world.status = 2
+            return [world]
         if result is not None:
             world.status = 0 if result else 1
             return [world]
@@ -541,6 +547,10 @@ class Evaluator(Expander):
                     return result, a_yes + b_yes, []
                 result = True if a or b else (False if a is False and b is False else None)
                 return result, [], a_no + b_no
+            if left.type == "unary_expression" and self.parsed.text(left.children[0]) == "!":
+                # tree-sitter reads `! "$X" = npu` as `(! "$X") = npu`; bash negates the comparison
+                result, yes, no = self._compare(world, op, left.named_children[-1], right, double)
+                return (None if result is None else not result), no, yes
             return self._compare(world, op, left, right, double)
         value = self.text(world, [node])
         return (value.value != "" if value.known else None), [], []
@@ -548,8 +558,7 @@ class Evaluator(Expander):
     def _compare(
         self, world: World, op: str, left: Node, right: Node, double: bool
     ) -> tuple[bool | None, Refinements, Refinements]:
-        a = self.text(world, [left])
-        literal = self.text(world, [right])
+        a, literal = self._operand(world, left), self._operand(world, right)
         if op in ("=", "==", "!="):
             glob: Glob | None = None
             if double and right.type not in ("string", "raw_string"):  # a pattern
@@ -569,21 +578,31 @@ class Evaluator(Expander):
                 return (None if equal is None else not equal), [], refine
             return equal, refine, []
         b = literal
-        if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
-            x, y = self.arithmetic(world, a.value, left), self.arithmetic(world, b.value, right)
-            if not (a.known and b.known and x.known and y.known):
+        if op in _NUMBERS:
+            if not (a.known and b.known):
                 return None, [], []
-            i, j = int(x.value), int(y.value)
-            return (
-                {"-eq": i == j, "-ne": i != j, "-lt": i < j, "-le": i <= j, "-gt": i > j, "-ge": i >= j}[op],
-                [],
-                [],
-            )
+            if not double:  # `[`: integers as written, or the whole test fails
+                return _NUMBERS[op](_test_integer(a.value), _test_integer(b.value)), [], []
+            try:  # `[[`: arithmetic; an expression bash rejects makes this comparison false
+                i, j = (arith.evaluate(t.value, self.scope(world)) for t in (a, b))
+            except arith.Unknowable:
+                return None, [], []
+            except arith.ArithError as exc:
+                self.say("RLC1106", f"arithmetic bash would reject: {exc}: the comparison is false", left)
+                return False, [], []
+            return _NUMBERS[op](i, j), [], []
         if op in ("<", ">") and a.known and b.known:
             return (a.value < b.value) if op == "<" else (a.value > b.value), [], []
         if op == "=~" and a.known and b.known and not re.search(r"[\\^$.|?*+()\[\]{}]", b.value):
             return b.value in a.value, [], []
         return None, [], []
+
+    def _operand(self, world: World, node: Node) -> Text:
+        """A word compared in a test; tree-sitter reads a signed number (`+4`, `-1`) as an
+        expression, bash as the word it is."""
+        if node.type == "unary_expression" and self.parsed.text(node.children[0]) in ("+", "-"):
+            return Text(self.parsed.text(node.children[0])) + self.text(world, [node.named_children[-1]])
+        return self.text(world, [node])
 
     # -- simple commands ---------------------------------------------------------------------------
 
@@ -864,7 +883,12 @@ class Evaluator(Expander):
         words = [f.text for f in argv[1:]]
         if argv[0].text.value == "[" and words and words[-1].value == "]":
             words = words[:-1]
-        result = _test_words(words)
+        try:
+            result = _test_words(words)
+        except _TestFails as failure:
+            self.say("RLC1106", f"test bash would reject: {failure}: the test fails (status 2)", raw.start)
+            world.status = 2
+            return [world]
         if result is None:
             world.status = None
             return self.decide(world, raw.words[0].nodes[0])
@@ -1021,11 +1045,30 @@ def _test_words(words: list[Text]) -> bool | None:
             return a == b
         if op == "!=":
             return a != b
-        numbers = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
-                   "-gt": int.__gt__, "-ge": int.__ge__}  # fmt: skip
-        if op in numbers and a.lstrip("-").isdigit() and b.lstrip("-").isdigit():
-            return bool(numbers[op](int(a), int(b)))
+        if op in _NUMBERS:
+            return _NUMBERS[op](_test_integer(a), _test_integer(b))
     return None
+
+
+class _TestFails(ValueError):
+    """`[` or `test` given an operand bash rejects (`[ "x y" -gt 1 ]`): the whole test fails with
+    status 2, whatever `!`, `-a` or `-o` around the comparison."""
+
+
+_NUMBERS: dict[str, Callable[[int, int], bool]] = {
+    "-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__, "-gt": int.__gt__,
+    "-ge": int.__ge__,
+}  # fmt: skip
+# An integer as `[` reads one (bash's legal_number: base 10, a sign, blanks around; no arithmetic)
+_TEST_INTEGER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+[ \t]*\Z")
+
+
+def _test_integer(text: str) -> int:
+    """An operand of `[`'s -eq … -ge; raises _TestFails where bash says "integer expression expected"."""
+    number = int(text) if _TEST_INTEGER.match(text) else None
+    if number is None or not -(2**63) <= number < 2**63:
+        raise _TestFails(f"{text}: integer expression expected")
+    return number
 
 
 def _plain_reference(parsed: ParsedScript, node: Node) -> str | None:
