@@ -345,6 +345,22 @@ def test_numeric_tests_read_as_bash_does() -> None:
     assert "integer expression expected" in reading.diagnostics[0].message
 
 
+def test_logical_tests_group_as_bash_does() -> None:
+    """Comparisons bind tighter than `!`, `!` than `-a`/`&&`, and those than `-o`/`||`; `[[` stops at
+    the first operand that decides, `[` reads (and rejects) them all."""
+    reading = read(
+        'S="x y"\nT=\n'
+        "[[ $S = x && $S = y ]] && a=1 || a=2\n"
+        '[ "$S" = 1 -o "$S" = "x y" ] && b=1 || b=2\n'
+        '[ "$S" = "x y" -a ! -z "$T" ] && c=1 || c=2\n'
+        "[[ -z $T || $S -gt 1 ]] && d=1 || d=2\n"
+        '[ 3 -gt 1 -o "$S" -gt 1 ] && e=1 || e=2\n'
+        f"{MAIN} t=$a$b$c$d$e\n"
+    )
+    assert texts(only_launch(reading)) == ["t=21212"]
+    assert [(d.code, d.line) for d in reading.diagnostics if d.code != "RLC1104"] == [("RLC1106", 7)]
+
+
 def test_a_condition_every_path_agrees_on_is_no_assumption() -> None:
     launch = launch_of(f"if command -v nvidia-smi; then echo gpu; fi\n{MAIN} a=1\n")
     assert launch.assumptions == ()

@@ -302,6 +302,14 @@ BASH_CASES = {
     "[[ $Z -eq 8 ]] && g=1 || g=2\n[[ ! $S -gt 1 ]] && h=1 || h=2\n[[ a/b -gt 1 ]] && i=1 || i=2\n"
     'test "" -eq 0 && j=1 || j=2\ntest ! "$S" -gt 1 && k=1 || k=2\n[ +4 -ge 4 ] && l=1 || l=2\n'
     "python3 -m verl.t $a$b$c$d$e$f $g$h$i $j$k$l",
+    # `!`, `-a`/`&&`, `-o`/`||` grouped by bash's precedence (tree-sitter nests them as they come)
+    "logical_tests": 'S="x y"\nT=\n'
+    '[[ $S = x && $S = y ]] && a=1 || a=2\n[[ $S == "x y" || $S = y ]] && b=1 || b=2\n'
+    '[ "$S" = 1 -o "$S" = "x y" ] && c=1 || c=2\n[ -n "$S" -a "$S" = "x y" ] && d=1 || d=2\n'
+    '[ "$S" = "x y" -a ! -z "$T" ] && e=1 || e=2\n[ 3 -gt 1 -o "$S" -gt 1 ] && f=1 || f=2\n'
+    '[ ! -z "$S" -a "$S" = y ] && g=1 || g=2\n[[ -z $T || $S -gt 1 ]] && h=1 || h=2\n'
+    '[ ! "$T" = "" -o -n "$S" ] && i=1 || i=2\n[[ ! ( $S = x || $T = "" ) ]] && j=1 || j=2\n'
+    "python3 -m verl.t $a$b$c$d$e$f$g$h$i$j",
     "set_a_and_declare": "set -a\nA=1\nset +a\nB=2\ndeclare -A M=([k]=v [j]=w)\ndeclare -x E=5\n"
     "python3 -m verl.t m=${M[k]}${M[j]} n=${#M[@]}",
 }

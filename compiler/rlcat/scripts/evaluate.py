@@ -17,6 +17,7 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from rlcat.scripts import arith
 from rlcat.scripts.glob import Glob
@@ -512,47 +513,63 @@ class Evaluator(Expander):
 
     def test(self, world: World, node: Node, double: bool) -> tuple[bool | None, Refinements, Refinements]:
         """A test expression: True, False or None (undecidable), and what each outcome tells of a
-        variable compared with a literal (`[ "$X" = npu ]` holds: X is npu)."""
-        kind = node.type
-        if kind == "parenthesized_expression":
-            return self.test(world, node.named_children[0], double)
-        if kind in ("unary_expression", "negated_expression") or (
-            kind == "binary_expression" and node.child_by_field_name("operator") is None
-        ):
-            operator = node.children[0]
-            operand = node.named_children[-1]
-            op = self.parsed.text(operator)
-            if op == "!":
-                result, yes, no = self.test(world, operand, double)
-                return (None if result is None else not result), no, yes
-            value = self.text(world, [operand])
-            if op in ("-z", "-n"):
-                if not value.known:
-                    return None, [], []
-                return (value.value == "") == (op == "-z"), [], []
-            if op == "-v":
-                return (world.vars.get(value.value) is not None) if value.known else None, [], []
-            return None, [], []  # file tests: the reader never looks at files
-        if kind == "binary_expression":
-            operator_node = node.child_by_field_name("operator")
-            op = self.parsed.text(operator_node) if operator_node is not None else ""
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is None or right is None:
+        variable compared with a literal (`[ "$X" = npu ]` holds: X is npu).
+
+        tree-sitter nests the words and operators of a test with no regard for its precedence
+        (`$A = x && $B = y` becomes `$A = (x && $B) = y`), so they are read in source order and
+        grouped as bash does: comparisons and unary tests, then `!`, then `-a`/`&&`, then `-o`/`||`.
+        """
+        tokens = self._test_tokens(node)
+        tree, rest = _test_or(tokens)
+        if tree is None or rest:
+            return None, [], []
+        return self._test_tree(world, tree, double)
+
+    def _test_tokens(self, node: Node) -> list[Node | str]:
+        """The operands (nodes) and operators (their text) of a test expression, in source order."""
+        signed = node.type == "unary_expression" and self.parsed.text(node.children[0]) in ("+", "-")
+        if node.type not in ("binary_expression", "unary_expression", "negated_expression") or signed:
+            return [node]
+        tokens: list[Node | str] = []
+        for child in node.children:
+            if child.is_named and child.type != "test_operator":
+                tokens.extend(self._test_tokens(child))
+            else:
+                tokens.append(self.parsed.text(child))
+        return tokens
+
+    def _test_tree(
+        self, world: World, tree: _TestTree, double: bool
+    ) -> tuple[bool | None, Refinements, Refinements]:
+        kind = tree[0]
+        if kind == "!":
+            result, yes, no = self._test_tree(world, tree[1], double)
+            return (None if result is None else not result), no, yes
+        if kind in ("and", "or"):
+            a, a_yes, a_no = self._test_tree(world, tree[1], double)
+            if double and a is (kind == "or"):  # `[[` stops there; `[` reads (and rejects) it all
+                return a, (a_yes if kind == "and" else []), (a_no if kind == "or" else [])
+            b, b_yes, b_no = self._test_tree(world, tree[2], double)
+            if kind == "and":
+                result = False if a is False or b is False else (True if a and b else None)
+                return result, a_yes + b_yes, []
+            result = True if a or b else (False if a is False and b is False else None)
+            return result, [], a_no + b_no
+        if kind == "compare":
+            return self._compare(world, tree[1], tree[2], tree[3], double)
+        if kind == "unary":
+            value = self._operand(world, tree[2])
+            if not value.known:
                 return None, [], []
-            if op in ("&&", "-a", "||", "-o"):
-                a, a_yes, a_no = self.test(world, left, double)
-                b, b_yes, b_no = self.test(world, right, double)
-                if op in ("&&", "-a"):
-                    result = False if a is False or b is False else (True if a and b else None)
-                    return result, a_yes + b_yes, []
-                result = True if a or b else (False if a is False and b is False else None)
-                return result, [], a_no + b_no
-            if left.type == "unary_expression" and self.parsed.text(left.children[0]) == "!":
-                # tree-sitter reads `! "$X" = npu` as `(! "$X") = npu`; bash negates the comparison
-                result, yes, no = self._compare(world, op, left.named_children[-1], right, double)
-                return (None if result is None else not result), no, yes
-            return self._compare(world, op, left, right, double)
-        value = self.text(world, [node])
+            if tree[1] in ("-z", "-n"):
+                return (value.value == "") == (tree[1] == "-z"), [], []
+            if tree[1] == "-v":
+                return world.vars.get(value.value) is not None, [], []
+            return None, [], []  # file tests: the reader never looks at files
+        word = tree[1]
+        if word.type == "parenthesized_expression":
+            return self.test(world, word.named_children[0], double)
+        value = self._operand(world, word)
         return (value.value != "" if value.known else None), [], []
 
     def _compare(
@@ -1048,6 +1065,68 @@ def _test_words(words: list[Text]) -> bool | None:
         if op in _NUMBERS:
             return _NUMBERS[op](_test_integer(a), _test_integer(b))
     return None
+
+
+# A test expression grouped as bash groups it: ("or"|"and", left, right), ("!", inner),
+# ("compare", op, left, right), ("unary", op, operand), ("word", operand)
+_TestTree = tuple[Any, ...]
+_TEST_BINARY = {
+    "=",
+    "==",
+    "!=",
+    "<",
+    ">",
+    "=~",
+    "-eq",
+    "-ne",
+    "-lt",
+    "-le",
+    "-gt",
+    "-ge",
+    "-nt",
+    "-ot",
+    "-ef",
+}
+_TEST_LOGICAL = {"-o": "or", "||": "or", "-a": "and", "&&": "and"}
+
+
+def _test_or(tokens: list[Node | str]) -> tuple[_TestTree | None, list[Node | str]]:
+    """The longest test expression at the start of `tokens` (`-o` binding loosest), and the rest."""
+    return _test_chain(tokens, "or", _test_and)
+
+
+def _test_and(tokens: list[Node | str]) -> tuple[_TestTree | None, list[Node | str]]:
+    return _test_chain(tokens, "and", _test_not)
+
+
+def _test_chain(
+    tokens: list[Node | str],
+    level: str,
+    read: Callable[[list[Node | str]], tuple[_TestTree | None, list[Node | str]]],
+) -> tuple[_TestTree | None, list[Node | str]]:
+    left, rest = read(tokens)
+    while left is not None and rest and isinstance(rest[0], str) and _TEST_LOGICAL.get(rest[0]) == level:
+        right, rest = read(rest[1:])
+        left = None if right is None else (level, left, right)
+    return left, rest
+
+
+def _test_not(tokens: list[Node | str]) -> tuple[_TestTree | None, list[Node | str]]:
+    if tokens[:1] == ["!"]:
+        inner, rest = _test_not(tokens[1:])
+        return (None if inner is None else ("!", inner)), rest
+    if len(tokens) >= 2 and isinstance(tokens[0], str) and not isinstance(tokens[1], str):
+        return ("unary", tokens[0], tokens[1]), tokens[2:]
+    if not tokens or isinstance(tokens[0], str):
+        return None, tokens
+    if (
+        len(tokens) >= 3
+        and isinstance(tokens[1], str)
+        and tokens[1] in _TEST_BINARY
+        and not isinstance(tokens[2], str)
+    ):
+        return ("compare", tokens[1], tokens[0], tokens[2]), tokens[3:]
+    return ("word", tokens[0]), tokens[1:]
 
 
 class _TestFails(ValueError):
