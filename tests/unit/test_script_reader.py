@@ -538,6 +538,18 @@ def test_set_u_with_a_missing_variable() -> None:
     assert (finding.line, finding.col) == (2, 44)  # the `$` of $DATA_ROOT
 
 
+def test_set_u_with_a_missing_variable_in_arithmetic() -> None:
+    """In `$((…))` a variable's value names another variable; under `set -u` an unset one is where
+    bash stops ("npu: unbound variable"), as with `$NAME`; without it, it is 0."""
+    script = f"N=npu\n{MAIN} m=$((N * 2)) k=$((1 + 2))\n"
+    assert texts(launch_of(script)) == ["m=0", "k=3"]
+    reading = read("set -u\n" + script)
+    assert texts(only_launch(reading)) == ["m=$((N * 2))", "k=3"]
+    finding = next(d for d in reading.diagnostics if d.code == "RLC1105")
+    assert (finding.line, finding.col) == (3, len(MAIN) + 4)
+    assert finding.message.startswith("npu is not set")
+
+
 def test_source_is_reported_not_read() -> None:
     reading = read(f"source /opt/env.sh\n. ./more.sh\n{MAIN} a=1\n")
     assert [d.line for d in reading.diagnostics if d.code == "RLC1106"] == [1, 2]

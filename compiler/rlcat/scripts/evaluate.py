@@ -601,7 +601,7 @@ class Evaluator(Expander):
             if not double:  # `[`: integers as written, or the whole test fails
                 return _NUMBERS[op](_test_integer(a.value), _test_integer(b.value)), [], []
             try:  # `[[`: arithmetic; an expression bash rejects makes this comparison false
-                i, j = (arith.evaluate(t.value, self.scope(world)) for t in (a, b))
+                i, j = (arith.evaluate(t.value, self.scope(world, left)) for t in (a, b))
             except arith.Unknowable:
                 return None, [], []
             except arith.ArithError as exc:
