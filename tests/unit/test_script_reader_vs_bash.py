@@ -4,9 +4,10 @@ launch.
 
 Generated scripts are built from the constructs launch scripts use (assignments in every quoting,
 arrays, defaults, exports, comments, `set -x`, here-documents, continuations, a comment or a blank
-line that cuts a command, a `\\` at the end of the file). Their values are all knowable without
-running anything, so the reader must know every one of them: the same argv, the same exported env,
-never an "only known when it runs" where bash had a value, and never a refusal (RLC050) of what bash
+line that cuts a command, a `\\` at the end of the file, the conditions of `[`, `[[` and `test`,
+numbers compared too). Their values are all knowable without running anything, so the reader must
+know every one of them: the same argv, the same exported env, never an "only known when it runs"
+where bash had a value, never a condition left undecided, and never a refusal (RLC050) of what bash
 runs. 150 scripts per run (about 5 s); RLCAT_BASH_EXAMPLES=N asks for more (600 passed when written).
 
 The reference scripts (tests/data/upstream_scripts, 68) are each run once as their records were
@@ -64,6 +65,41 @@ def quoted(draw: Any) -> str:
 
 
 @st.composite
+def condition(draw: Any) -> str:
+    """A condition of an `if`: `[`, `[[` and `test` over the variables, numbers compared too (a
+    value `[` cannot read as an integer fails the whole test; `[[` reads it as arithmetic)."""
+    a, b = (f"${{{draw(st.sampled_from(NAMES))}:-}}" for _ in range(2))
+    number = draw(st.sampled_from(["0", "1", "-2", "+3", " 4 ", "010", "0x1f", "x"]))
+    single = draw(
+        st.sampled_from(
+            [
+                f'"{a}" = "{b}"',
+                f'-n "{a}"',
+                f'-z "{a}"',
+                f'"{a}" -gt {number!r}',
+                f'{number!r} -eq "{a}"',
+                f'! "{a}" = "{b}"',
+                f'"{a}" = x -o -n "{b}"',
+                f'-z "{a}" -a ! "{b}" != ""',
+            ]
+        )
+    )
+    double = draw(
+        st.sampled_from(
+            [
+                f"{a} == {b}",
+                f"{a} == *1*",
+                f"-n {a} && {b} != x",
+                f"-z {a} || ! {b} = {number!r}",
+                f"{number!r} -le {a}",
+                f"! ( {a} = 1 || -z {b} )",
+            ]
+        )
+    )
+    return draw(st.sampled_from([f"[ {single} ]", f"test {single}", f"[[ {double} ]]", "true", "false"]))
+
+
+@st.composite
 def statement(draw: Any) -> str:
     """One line (or block) before the launch."""
     name = draw(st.sampled_from(NAMES))
@@ -109,7 +145,7 @@ def statement(draw: Any) -> str:
     if kind == "heredoc":
         quote = draw(st.sampled_from(["'EOF'", "EOF"]))
         return f"cat > /dev/null <<{quote}\n${name} {draw(VALUE)} \\\n)(\nEOF"
-    test = draw(st.sampled_from(['[ -n "${V0:-}" ]', '[ -z "${V1:-}" ]', "true", "false"]))
+    test = draw(condition())
     return f"if {test}; then\n  {name}={draw(quoted())}\nelse\n  {name}={draw(quoted())}\nfi"
 
 
