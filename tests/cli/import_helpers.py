@@ -31,8 +31,8 @@ MEGATRON_COMMAND = (
 )  # fmt: skip
 
 
-def record(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((DATA / f"{name}.json").read_text())
+def record(name: str, folder: Path = DATA) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / f"{name}.json").read_text())
     return data
 
 
@@ -43,8 +43,8 @@ def outputs(command: str) -> str | None:
     return "gpu" if "import torch_npu" in command else None
 
 
-def environment(name: str) -> dict[str, str]:
-    return {"HOME": "$HOME", "PWD": "$PWD", **record(name)["required_env_placeholders"]}
+def environment(name: str, folder: Path = DATA) -> dict[str, str]:
+    return {"HOME": "$HOME", "PWD": "$PWD", **record(name, folder)["required_env_placeholders"]}
 
 
 @dataclass

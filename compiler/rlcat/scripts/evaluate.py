@@ -17,7 +17,9 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
+from rlcat.scripts import arith
 from rlcat.scripts.glob import Glob
 from rlcat.scripts.parse import Node, ParsedScript, parse
 from rlcat.scripts.state import (
@@ -487,7 +489,12 @@ class Evaluator(Expander):
         if not expressions:
             world.status = 1
             return [world]
-        result, when_true, when_false = self.test(world, expressions[0], double)
+        try:
+            result, when_true, when_false = self.test(world, expressions[0], double)
+        except _TestFails as failure:
+            self.say("RLC1106", f"test bash would reject: {failure}: the test fails (status 2)", node)
+            world.status = 2
+            return [world]
         if result is not None:
             world.status = 0 if result else 1
             return [world]
@@ -506,50 +513,69 @@ class Evaluator(Expander):
 
     def test(self, world: World, node: Node, double: bool) -> tuple[bool | None, Refinements, Refinements]:
         """A test expression: True, False or None (undecidable), and what each outcome tells of a
-        variable compared with a literal (`[ "$X" = npu ]` holds: X is npu)."""
-        kind = node.type
-        if kind == "parenthesized_expression":
-            return self.test(world, node.named_children[0], double)
-        if kind in ("unary_expression", "negated_expression") or (
-            kind == "binary_expression" and node.child_by_field_name("operator") is None
-        ):
-            operator = node.children[0]
-            operand = node.named_children[-1]
-            op = self.parsed.text(operator)
-            if op == "!":
-                result, yes, no = self.test(world, operand, double)
-                return (None if result is None else not result), no, yes
-            value = self.text(world, [operand])
-            if op in ("-z", "-n"):
-                if not value.known:
-                    return None, [], []
-                return (value.value == "") == (op == "-z"), [], []
-            if op == "-v":
-                return (world.vars.get(value.value) is not None) if value.known else None, [], []
-            return None, [], []  # file tests: the reader never looks at files
-        if kind == "binary_expression":
-            operator_node = node.child_by_field_name("operator")
-            op = self.parsed.text(operator_node) if operator_node is not None else ""
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is None or right is None:
+        variable compared with a literal (`[ "$X" = npu ]` holds: X is npu).
+
+        tree-sitter nests the words and operators of a test with no regard for its precedence
+        (`$A = x && $B = y` becomes `$A = (x && $B) = y`), so they are read in source order and
+        grouped as bash does: comparisons and unary tests, then `!`, then `-a`/`&&`, then `-o`/`||`.
+        """
+        tokens = self._test_tokens(node)
+        tree, rest = _test_or(tokens)
+        if tree is None or rest:
+            return None, [], []
+        return self._test_tree(world, tree, double)
+
+    def _test_tokens(self, node: Node) -> list[Node | str]:
+        """The operands (nodes) and operators (their text) of a test expression, in source order."""
+        signed = node.type == "unary_expression" and self.parsed.text(node.children[0]) in ("+", "-")
+        if node.type not in ("binary_expression", "unary_expression", "negated_expression") or signed:
+            return [node]
+        tokens: list[Node | str] = []
+        for child in node.children:
+            if child.is_named and child.type != "test_operator":
+                tokens.extend(self._test_tokens(child))
+            else:
+                tokens.append(self.parsed.text(child))
+        return tokens
+
+    def _test_tree(
+        self, world: World, tree: _TestTree, double: bool
+    ) -> tuple[bool | None, Refinements, Refinements]:
+        kind = tree[0]
+        if kind == "!":
+            result, yes, no = self._test_tree(world, tree[1], double)
+            return (None if result is None else not result), no, yes
+        if kind in ("and", "or"):
+            a, a_yes, a_no = self._test_tree(world, tree[1], double)
+            if double and a is (kind == "or"):  # `[[` stops there; `[` reads (and rejects) it all
+                return a, (a_yes if kind == "and" else []), (a_no if kind == "or" else [])
+            b, b_yes, b_no = self._test_tree(world, tree[2], double)
+            if kind == "and":
+                result = False if a is False or b is False else (True if a and b else None)
+                return result, a_yes + b_yes, []
+            result = True if a or b else (False if a is False and b is False else None)
+            return result, [], a_no + b_no
+        if kind == "compare":
+            return self._compare(world, tree[1], tree[2], tree[3], double)
+        if kind == "unary":
+            value = self._operand(world, tree[2])
+            if not value.known:
                 return None, [], []
-            if op in ("&&", "-a", "||", "-o"):
-                a, a_yes, a_no = self.test(world, left, double)
-                b, b_yes, b_no = self.test(world, right, double)
-                if op in ("&&", "-a"):
-                    result = False if a is False or b is False else (True if a and b else None)
-                    return result, a_yes + b_yes, []
-                result = True if a or b else (False if a is False and b is False else None)
-                return result, [], a_no + b_no
-            return self._compare(world, op, left, right, double)
-        value = self.text(world, [node])
+            if tree[1] in ("-z", "-n"):
+                return (value.value == "") == (tree[1] == "-z"), [], []
+            if tree[1] == "-v":
+                return world.vars.get(value.value) is not None, [], []
+            return None, [], []  # file tests: the reader never looks at files
+        word = tree[1]
+        if word.type == "parenthesized_expression":
+            return self.test(world, word.named_children[0], double)
+        value = self._operand(world, word)
         return (value.value != "" if value.known else None), [], []
 
     def _compare(
         self, world: World, op: str, left: Node, right: Node, double: bool
     ) -> tuple[bool | None, Refinements, Refinements]:
-        a = self.text(world, [left])
-        literal = self.text(world, [right])
+        a, literal = self._operand(world, left), self._operand(world, right)
         if op in ("=", "==", "!="):
             glob: Glob | None = None
             if double and right.type not in ("string", "raw_string"):  # a pattern
@@ -569,21 +595,31 @@ class Evaluator(Expander):
                 return (None if equal is None else not equal), [], refine
             return equal, refine, []
         b = literal
-        if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
-            x, y = self.arithmetic(world, a.value, left), self.arithmetic(world, b.value, right)
-            if not (a.known and b.known and x.known and y.known):
+        if op in _NUMBERS:
+            if not (a.known and b.known):
                 return None, [], []
-            i, j = int(x.value), int(y.value)
-            return (
-                {"-eq": i == j, "-ne": i != j, "-lt": i < j, "-le": i <= j, "-gt": i > j, "-ge": i >= j}[op],
-                [],
-                [],
-            )
+            if not double:  # `[`: integers as written, or the whole test fails
+                return _NUMBERS[op](_test_integer(a.value), _test_integer(b.value)), [], []
+            try:  # `[[`: arithmetic; an expression bash rejects makes this comparison false
+                i, j = (arith.evaluate(t.value, self.scope(world, left)) for t in (a, b))
+            except arith.Unknowable:
+                return None, [], []
+            except arith.ArithError as exc:
+                self.say("RLC1106", f"arithmetic bash would reject: {exc}: the comparison is false", left)
+                return False, [], []
+            return _NUMBERS[op](i, j), [], []
         if op in ("<", ">") and a.known and b.known:
             return (a.value < b.value) if op == "<" else (a.value > b.value), [], []
         if op == "=~" and a.known and b.known and not re.search(r"[\\^$.|?*+()\[\]{}]", b.value):
             return b.value in a.value, [], []
         return None, [], []
+
+    def _operand(self, world: World, node: Node) -> Text:
+        """A word compared in a test; tree-sitter reads a signed number (`+4`, `-1`) as an
+        expression, bash as the word it is."""
+        if node.type == "unary_expression" and self.parsed.text(node.children[0]) in ("+", "-"):
+            return Text(self.parsed.text(node.children[0])) + self.text(world, [node.named_children[-1]])
+        return self.text(world, [node])
 
     # -- simple commands ---------------------------------------------------------------------------
 
@@ -864,7 +900,12 @@ class Evaluator(Expander):
         words = [f.text for f in argv[1:]]
         if argv[0].text.value == "[" and words and words[-1].value == "]":
             words = words[:-1]
-        result = _test_words(words)
+        try:
+            result = _test_words(words)
+        except _TestFails as failure:
+            self.say("RLC1106", f"test bash would reject: {failure}: the test fails (status 2)", raw.start)
+            world.status = 2
+            return [world]
         if result is None:
             world.status = None
             return self.decide(world, raw.words[0].nodes[0])
@@ -1021,11 +1062,92 @@ def _test_words(words: list[Text]) -> bool | None:
             return a == b
         if op == "!=":
             return a != b
-        numbers = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
-                   "-gt": int.__gt__, "-ge": int.__ge__}  # fmt: skip
-        if op in numbers and a.lstrip("-").isdigit() and b.lstrip("-").isdigit():
-            return bool(numbers[op](int(a), int(b)))
+        if op in _NUMBERS:
+            return _NUMBERS[op](_test_integer(a), _test_integer(b))
     return None
+
+
+# A test expression grouped as bash groups it: ("or"|"and", left, right), ("!", inner),
+# ("compare", op, left, right), ("unary", op, operand), ("word", operand)
+_TestTree = tuple[Any, ...]
+_TEST_BINARY = {
+    "=",
+    "==",
+    "!=",
+    "<",
+    ">",
+    "=~",
+    "-eq",
+    "-ne",
+    "-lt",
+    "-le",
+    "-gt",
+    "-ge",
+    "-nt",
+    "-ot",
+    "-ef",
+}
+_TEST_LOGICAL = {"-o": "or", "||": "or", "-a": "and", "&&": "and"}
+
+
+def _test_or(tokens: list[Node | str]) -> tuple[_TestTree | None, list[Node | str]]:
+    """The longest test expression at the start of `tokens` (`-o` binding loosest), and the rest."""
+    return _test_chain(tokens, "or", _test_and)
+
+
+def _test_and(tokens: list[Node | str]) -> tuple[_TestTree | None, list[Node | str]]:
+    return _test_chain(tokens, "and", _test_not)
+
+
+def _test_chain(
+    tokens: list[Node | str],
+    level: str,
+    read: Callable[[list[Node | str]], tuple[_TestTree | None, list[Node | str]]],
+) -> tuple[_TestTree | None, list[Node | str]]:
+    left, rest = read(tokens)
+    while left is not None and rest and isinstance(rest[0], str) and _TEST_LOGICAL.get(rest[0]) == level:
+        right, rest = read(rest[1:])
+        left = None if right is None else (level, left, right)
+    return left, rest
+
+
+def _test_not(tokens: list[Node | str]) -> tuple[_TestTree | None, list[Node | str]]:
+    if tokens[:1] == ["!"]:
+        inner, rest = _test_not(tokens[1:])
+        return (None if inner is None else ("!", inner)), rest
+    if len(tokens) >= 2 and isinstance(tokens[0], str) and not isinstance(tokens[1], str):
+        return ("unary", tokens[0], tokens[1]), tokens[2:]
+    if not tokens or isinstance(tokens[0], str):
+        return None, tokens
+    if (
+        len(tokens) >= 3
+        and isinstance(tokens[1], str)
+        and tokens[1] in _TEST_BINARY
+        and not isinstance(tokens[2], str)
+    ):
+        return ("compare", tokens[1], tokens[0], tokens[2]), tokens[3:]
+    return ("word", tokens[0]), tokens[1:]
+
+
+class _TestFails(ValueError):
+    """`[` or `test` given an operand bash rejects (`[ "x y" -gt 1 ]`): the whole test fails with
+    status 2, whatever `!`, `-a` or `-o` around the comparison."""
+
+
+_NUMBERS: dict[str, Callable[[int, int], bool]] = {
+    "-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__, "-gt": int.__gt__,
+    "-ge": int.__ge__,
+}  # fmt: skip
+# An integer as `[` reads one (bash's legal_number: base 10, a sign, blanks around; no arithmetic)
+_TEST_INTEGER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+[ \t]*\Z")
+
+
+def _test_integer(text: str) -> int:
+    """An operand of `[`'s -eq … -ge; raises _TestFails where bash says "integer expression expected"."""
+    number = int(text) if _TEST_INTEGER.match(text) else None
+    if number is None or not -(2**63) <= number < 2**63:
+        raise _TestFails(f"{text}: integer expression expected")
+    return number
 
 
 def _plain_reference(parsed: ParsedScript, node: Node) -> str | None:

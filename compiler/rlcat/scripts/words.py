@@ -427,12 +427,7 @@ class Expander:
         if value is None:
             if "u" in world.options and name not in ("@", "*"):
                 shown = f"${name}" if index is None else f"${{{name}[{index}]}}"
-                self.say(
-                    "RLC1105",
-                    f"{shown} is not set and the script runs with `set -u`: bash stops here",
-                    node,
-                    hint=f"the caller must set {name} (rlcat reads it with --env {name}=VALUE)",
-                )
+                self._unbound(shown, name, node)
                 return [Piece(unknown_text(shown), True)]
             if index is None and _NAME.match(name) and name not in world.touched:
                 self.unset_reads.setdefault(name, self.line(node))
@@ -694,10 +689,24 @@ class Expander:
             return Text(known.rstrip("\n"))
         return unknown_text(source)
 
-    def scope(self, world: World) -> arith.Scope:
+    def _unbound(self, shown: str, name: str, node: Node) -> None:
+        self.say(
+            "RLC1105",
+            f"{shown} is not set and the script runs with `set -u`: bash stops here",
+            node,
+            hint=f"the caller must set {name} (rlcat reads it with --env {name}=VALUE)",
+        )
+
+    def scope(self, world: World, node: Node | None = None) -> arith.Scope:
+        """What arithmetic sees of `world`; with `node`, an unset variable under `set -u` is where
+        bash stops (RLC1105 there, the value unknown), as in `$NAME`."""
+
         def lookup(name: str) -> str | None:
             base, _, rest = name.partition("[")
             value = self.value(world, base, rest[:-1] if rest else None, self.parsed.root)
+            if value is None and node is not None and "u" in world.options:
+                self._unbound(name, base, node)
+                raise arith.Unknowable(f"{name} is not set")
             if value is not None and not value.known:
                 raise arith.Unknowable(f"${name} is only known when the script runs")
             return value.value if value is not None else None
@@ -715,7 +724,7 @@ class Expander:
 
     def arithmetic(self, world: World, expression: str, node: Node) -> Text:
         try:
-            return Text(str(arith.evaluate(expression, self.scope(world))))
+            return Text(str(arith.evaluate(expression, self.scope(world, node))))
         except arith.Unknowable:
             return unknown_text(f"$(({expression.strip()}))")
         except arith.ArithError as exc:
