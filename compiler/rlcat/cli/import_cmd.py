@@ -84,10 +84,12 @@ def import_cmd(
     migrate: Annotated[
         bool,
         typer.Option(
-            help="Move keys the entrypoint never reads (the legacy reward_model.*, custom_reward_function.*, "
-            "sandbox_fusion.* of verl.trainer.main_ppo >= 0.9) where verl's own migration puts them: they "
-            "take effect, which changes the run. Without it they are left out, as the source's run ignored "
-            "them."
+            help="Rewrite what verl itself moved, and list each rewrite: keys the entrypoint never reads "
+            "(the legacy reward_model.*, custom_reward_function.*, sandbox_fusion.* of "
+            "verl.trainer.main_ppo >= 0.9) go where verl's own migration puts them (they take effect, "
+            "which changes the run); keys verl renamed between releases get the target release's name, "
+            "the value unchanged. Without it both are left out: the first as the source's run ignored "
+            "them, the second as Hydra would refuse them."
         ),
     ] = False,
     whole: Annotated[
