@@ -34,7 +34,7 @@ def _defaults(version: str) -> dict[str, dict[str, object]]:
 def test_the_committed_table_is_what_the_releases_give() -> None:
     """`rlcat dev verl-index --check` composes every release; this regenerates the table alone from
     the committed indexes and the release trees, and compares bytes."""
-    doc = generator.renames_doc(list(VERL_VERSIONS), _defaults, require_tree)
+    doc = generator.renames_doc(list(VERL_VERSIONS), _defaults, require_tree, generator.reference_renames())
     assert generator.render(doc) == (SCHEMAS / generator.RENAMES_FILE).read_text(encoding="utf-8")
 
 
@@ -115,6 +115,50 @@ def test_a_section_moves_only_where_every_leaf_and_default_says_so() -> None:
     assert generator.moved_sections(older, newer) == [
         ("actor.replay", "actor.engine.replay"),
         ("critic.model.fsdp_config", "critic.fsdp"),
+    ]
+
+
+def test_the_reference_table_gives_only_what_the_indexes_confirm() -> None:
+    """Rows of the reference's table: one the reference doubts, one whose names do not pair, one
+    whose leaf changes type, one no release has, are left out; `a / b` pairs with a relative name,
+    braces expand."""
+    table = textwrap.dedent(
+        """
+        | old key | new key | when | evidence |
+        |---|---|---|---|
+        | `r.skip / dump` | `s.enable / s.dir (+ s.more.*)` | v2 | semantics |
+        | `{a,b}.replay.*` | `{a,b}.engine.replay.*` | v2 | same leaves |
+        | `t.legacy` | `t.v1 (+ t.v1.*)` | v2 | not 1:1 |
+        | `t.kind` | `t.flag` | v2 | same meaning |
+        | `d.gen.*` | `t.sampler.{name,path}? (unverified)` | v2 | similar |
+        | `m.*` | `n.x, n.y` | v2 | migration |
+        | `gone.key` | `never.there` | v2 | a guess |
+        """
+    )
+    releases = {
+        "v1": {
+            "r.skip": False,
+            "r.dump": "/tmp",
+            "a.replay.mode": "off",
+            "b.replay.mode": "off",
+            "t.legacy": "auto",
+        },
+        "v2": {
+            "s.enable": False,
+            "s.dir": "~/dump",
+            "a.engine.replay.mode": "off",
+            "b.engine.replay.mode": "off",
+            "t.v1": True,
+            "t.flag": True,
+        },
+    }
+    releases["v1"]["t.kind"] = "auto"
+    found = generator.stated_renames(table, ["v1", "v2"], lambda v: {"ppo_trainer.json": releases[v]})
+    assert found == [
+        ("r.skip", "s.enable", "v2"),
+        ("r.dump", "s.dir", "v2"),
+        ("a.replay", "a.engine.replay", "v2"),
+        ("b.replay", "b.engine.replay", "v2"),
     ]
 
 

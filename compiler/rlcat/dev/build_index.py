@@ -23,7 +23,7 @@ from typing import Any
 from rlcat.catalog import repo_root
 from rlcat.dev.annotations import refused_values, union_types
 from rlcat.dev.compose import compose, flatten
-from rlcat.dev.renames import RENAMES_FILE, renames_doc
+from rlcat.dev.renames import RENAMES_FILE, reference_renames, renames_doc
 from rlcat.dev.renames import render as render_renames
 from rlcat.dev.trees import VERL_VERSIONS, require_tree
 from rlcat.verl.index import index_file_name
@@ -342,7 +342,10 @@ def generate(versions: Iterable[str]) -> dict[str, str]:
         files[f"{version}/manifest.json"] = render_manifest(version, docs)
     if set(VERL_VERSIONS) <= set(defaults):  # the moves between releases need every release
         ordered = [v for v in VERL_VERSIONS if v in defaults]
-        files[RENAMES_FILE] = render_renames(renames_doc(ordered, defaults.__getitem__, require_tree))
+        reference = reference_renames()
+        files[RENAMES_FILE] = render_renames(
+            renames_doc(ordered, defaults.__getitem__, require_tree, reference)
+        )
     return files
 
 

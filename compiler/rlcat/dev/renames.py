@@ -16,9 +16,11 @@ Two kinds of evidence, each read from data rather than typed by hand:
   actor.megatron.router_replay`: the same name). Ties go to the section sharing the longest
   leading path with the old one; a tie past that is left out (ambiguous).
 
-`STATED` holds the few moves neither kind finds (a leaf renamed, not a section moved), each with
-the source that states it. `rlcat dev verl-index` writes the file with the key index, and `--check`
-verifies it (build_index).
+A leaf renamed (not a section moved) neither kind finds; those come from the project's reference
+data on verl's config drift (a copy of its table of renames, `REFERENCE_FILE`), a row kept only
+where the key indexes confirm it and the reference does not doubt it (`?`, "unverified", "not
+1:1"). `rlcat dev verl-index` writes the file with the key index, and `--check` verifies it
+(build_index).
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from rlcat.catalog import repo_root
 
 RENAMES_FILE = "renames.json"
 MIGRATION_FILE = Path("verl", "experimental", "reward_loop", "reward_loop.py")
@@ -37,34 +41,11 @@ MIGRATION_FUNCTION = "migrate_legacy_reward_impl"
 _ROOT = "config"  # the parameter name of the migration function
 
 
-@dataclass(frozen=True)
-class Stated:
-    """A move the data does not show by itself, and the source that states it."""
-
-    old: str
-    new: str
-    since: str  # the first release with `new` (and without `old`)
-    source: str
-
-
-# Leaf renames: the new leaf has another name, so no section comparison finds them.
-STATED: tuple[Stated, ...] = (
-    # reference/key_drift.md, "Renames": `rollout.skip_rollout / skip_dump_dir` became
-    # `skip.rollout.enable / skip.rollout.dump_dir`; verl 0.7.1 verl/workers/config/rollout.py:214-216
-    # (RolloutConfig.skip_rollout, skip_dump_dir) and 0.9.0 verl/utils/skip/config.py (SkipManagerConfig)
-    Stated(
-        "actor_rollout_ref.rollout.skip_rollout",
-        "skip.rollout.enable",
-        "0.9.0",
-        "reference/key_drift.md (Renames); verl 0.9.0 verl/utils/skip/config.py",
-    ),
-    Stated(
-        "actor_rollout_ref.rollout.skip_dump_dir",
-        "skip.rollout.dump_dir",
-        "0.9.0",
-        "reference/key_drift.md (Renames); verl 0.9.0 verl/utils/skip/config.py",
-    ),
-)
+# The reference data's table of renames (a copy of its "Renames" section, see the file's header)
+REFERENCE_FILE = Path("schemas", "verl", "sources", "key_drift_renames.md")
+REFERENCE_NAME = "reference/key_drift.md (Renames)"
+# words by which the reference says a row is no rename: left out
+_DOUBTED = ("?", "unverified", "not 1:1")
 
 
 # --- verl's own migration, read from its source -------------------------------------------------
@@ -203,6 +184,95 @@ def _shared_parts(a: str, b: str) -> int:
     )
 
 
+# --- renames the reference data states -----------------------------------------------------------
+
+
+def reference_renames() -> str:
+    """The text of the reference data's renames table in the rlcat checkout (REFERENCE_FILE)."""
+    root = repo_root()
+    if root is None:
+        raise FileNotFoundError(
+            f"not inside an rlcat checkout, whose {REFERENCE_FILE} the table is read from"
+        )
+    return (root / REFERENCE_FILE).read_text(encoding="utf-8")
+
+
+def stated_renames(
+    text: str, versions: Sequence[str], entries: Callable[[str], Mapping[str, Mapping[str, Any]]]
+) -> list[tuple[str, str, str]]:
+    """(old, new, since) for each rename of the reference table (`text`) that the key indexes
+    confirm: a row the reference does not doubt, whose old and new names pair one to one (`a / b`,
+    `{actor,ref}`, a name relative to the first), where a release has the old key (or section) in
+    an entry config, a later one has the new and not the old there, and a leaf's default keeps its
+    type. `since` is the first such later release."""
+    found: dict[tuple[str, str], str] = {}
+    for old_cell, new_cell, evidence in _rows(text):
+        if any(word in cell for word in _DOUBTED for cell in (new_cell, evidence)):
+            continue
+        olds, news = _names(old_cell), _names(new_cell)
+        if len(olds) != len(news):
+            continue
+        for old, new in zip(olds, news, strict=True):
+            since = _confirmed(old, new, versions, entries)
+            if since is not None:
+                found.setdefault((old, new), since)
+    return [(old, new, since) for (old, new), since in found.items()]
+
+
+def _rows(text: str) -> Iterator[tuple[str, str, str]]:
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and cells[1].startswith("`"):
+            yield cells[0], cells[1], cells[3]
+
+
+def _names(cell: str) -> list[str]:
+    """The keys a cell names: backticks and parentheses dropped, `a / b` and `a, b` split, braces
+    expanded, a name without a dot taken as a sibling of the first; `x.*` stands for section x."""
+    plain = re.sub(r"\([^)]*\)", "", cell.replace("`", ""))
+    names: list[str] = []
+    for part in re.split(r"\s*(?:/|,(?![^{]*\}))\s*", plain.strip()):
+        if part:
+            sibling = "." not in part and names
+            names += _braces(names[0].rsplit(".", 1)[0] + "." + part if sibling else part)
+    return [n.removesuffix(".*") for n in names]
+
+
+def _braces(name: str) -> list[str]:
+    match = re.search(r"\{([^}]*)\}", name)
+    if match is None:
+        return [name]
+    return [
+        expanded
+        for choice in match.group(1).split(",")
+        for expanded in _braces(name[: match.start()] + choice.strip() + name[match.end() :])
+    ]
+
+
+def _confirmed(
+    old: str, new: str, versions: Sequence[str], entries: Callable[[str], Mapping[str, Mapping[str, Any]]]
+) -> str | None:
+    for older, newer in itertools.combinations(versions, 2):
+        before, after = entries(older), entries(newer)
+        for file in sorted(before.keys() & after.keys()):
+            a, b = before[file], after[file]
+            if _holds(a, old) and _holds(b, new) and not _holds(b, old) and _same_kind(a, b, old, new):
+                return newer
+    return None
+
+
+def _holds(keys: Mapping[str, Any], name: str) -> bool:
+    return name in keys or any(k.startswith(name + ".") for k in keys)
+
+
+def _same_kind(a: Mapping[str, Any], b: Mapping[str, Any], old: str, new: str) -> bool:
+    """A leaf renamed keeps the type of its default (`use_legacy_worker_impl: auto` is no
+    `use_v1: true`); a section is a section on both sides."""
+    if (old in a) != (new in b):
+        return False
+    return old not in a or type(a[old]) is type(b[new])
+
+
 # --- the file -----------------------------------------------------------------------------------
 
 
@@ -210,9 +280,12 @@ def renames_doc(
     versions: Sequence[str],
     entries: Callable[[str], Mapping[str, Mapping[str, Any]]],
     tree: Callable[[str], Path],
+    reference: str,
 ) -> dict[str, Any]:
     """The renames document: `entries(version)` gives {index file: {key: default}} of a release,
-    `tree(version)` its source tree."""
+    `tree(version)` its source tree, `reference` the text of the reference data's renames table
+    (REFERENCE_FILE). A rename the reference states that a section moved already shows is listed
+    once, as moved."""
     migration = [
         {
             "old": old,
@@ -239,7 +312,11 @@ def renames_doc(
             {"old": old, "new": new, "from": a, "to": b, "configs": configs}
             for (a, b, old, new), configs in sorted(moved.items())
         ],
-        "stated": [{"old": s.old, "new": s.new, "since": s.since, "source": s.source} for s in STATED],
+        "stated": [
+            {"old": old, "new": new, "since": since, "source": REFERENCE_NAME}
+            for old, new, since in stated_renames(reference, versions, entries)
+            if not any(m[2] == old and m[3] == new for m in moved)
+        ],
     }
 
 
