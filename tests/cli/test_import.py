@@ -404,7 +404,9 @@ def test_migrate_rewrites_a_renamed_key_to_the_releases_name(rlcat: Rlcat, tmp_p
     assert "0 unexplained" in result.out
     notes = [line for line in result.err.splitlines() if " RLC1308 info: " in line]
     assert len(notes) == len(moves), notes
-    recipe = yaml.safe_load((tmp_path / "recipes" / f"{source.stem}.yaml").read_text())
+    text = (tmp_path / "recipes" / f"{source.stem}.yaml").read_text()
+    recipe = yaml.safe_load(text)
+    assert text.count("(--migrate: the key as verl renamed it)") == len(moves)
     values = dict(line.split("=", 1) for line in source.read_text().split() if "=" in line)
     for old, new in moves.items():
         assert f"    line {_line_of(source, old)}: {old} -> {new} (verl " in result.out
