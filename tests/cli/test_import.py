@@ -335,6 +335,7 @@ def test_keys_main_ppo_never_reads_are_left_out_as_the_run_ignored_them(rlcat: R
     result = rlcat("import", str(DATA / f"{DAPO}.sh"), "-o", str(tmp_path))
     assert result.code == 0, result.err
     assert "RLC1303" in result.err and "never reads it (RLC802)" in result.err
+    assert "as the run it came from ignored it; `rlcat import --migrate` moves it to reward." in result.err
     assert "RLC1308" not in result.err
     assert "6 differ with a reason, 0 unexplained" in result.out
     assert "differs line 113: reward_model.reward_manager: source dapo, recipe (left out)" in result.out

@@ -591,7 +591,11 @@ class Solver:
                 continue
             if never_read is not None:
                 left_out[key] = self._never_read_reason(never_read.home, lowered.entrypoint, index)
-                hint = "the recipe carries it as a comment, as the run it came from ignored it"
+                hint = "the recipe carries it as a comment, as the run it came from ignored it" + (
+                    f"; `rlcat import --migrate` moves it to {never_read.home} (it then takes effect)"
+                    if never_read.home
+                    else ""
+                )
                 findings.append(self._left_out_finding(setting, left_out[key], hint))
                 continue
             why = self._left_out(setting, index)
