@@ -140,7 +140,10 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC1305": ("round trip: the recipe gives verl another value than the source", Severity.ERROR),
     "RLC1306": ("import would overwrite a file", Severity.ERROR),
     "RLC1307": ("catalog entry field the source does not say", Severity.INFO),
-    "RLC1308": ("source setting moved where verl's own migration puts it (--migrate)", Severity.INFO),
+    "RLC1308": (
+        "source setting moved where verl's own migration or a rename puts it (--migrate)",
+        Severity.INFO,
+    ),
     "RLC1309": ("the whole-config proof cannot compose here (Hydra, the release's tree)", Severity.ERROR),
 }
 

@@ -55,12 +55,14 @@ class Done:
     folder: Path
 
 
-def import_reference(name: str, folder: Path, platform: str = "cuda") -> Done:
-    """Import one reference script into `folder` and prove it, as `rlcat import` does."""
+def import_reference(name: str, folder: Path, platform: str = "cuda", *, migrate: bool = False) -> Done:
+    """Import one reference script into `folder` and prove it, as `rlcat import` does (with
+    `--migrate` when `migrate`)."""
     catalog = Catalog.default()
     target = target_for(platform, catalog)
     run = read_source(DATA / f"{name}.sh", env=environment(name), outputs=outputs, groups=list(target.groups))
-    imported = import_run(run, target, catalog, name.rsplit("__", 1)[-1].lower().replace("-", "_"))
+    recipe = name.rsplit("__", 1)[-1].lower().replace("-", "_")
+    imported = import_run(run, target, catalog, recipe, migrate=migrate)
     written = write_files(imported, folder, force=False)
     report = prove(written[0], Catalog([folder, *catalog.roots]), platform, run, imported.solution)
     return Done(run, imported, report, folder)

@@ -113,6 +113,7 @@ INPUTS: dict[str, dict[str, Callable[[], str]]] = {
     "run_qwen3_8b.sh": {"": _text(LAUNCH_SCRIPT)},
     "examples/grpo_trainer/run_qwen3_8b_fsdp.sh": {"": _text(UPSTREAM_SCRIPT)},
     "tests/data/lint/plus_misuse.sh": {"": _text(REPO / "tests/data/lint/plus_misuse.sh")},
+    "tests/data/lint/renamed_keys.sh": {"": _text(REPO / "tests/data/lint/renamed_keys.sh")},
     "outputs/2026-11-30/.hydra/overrides.yaml": {f"../{k}": v for k, v in _hydra_run().items()},
     "outputs/2026-01-01/12-00-00/.hydra/overrides.yaml": {f"../{k}": v for k, v in _hydra_run().items()},
 }

@@ -12,9 +12,17 @@ from typing import Any
 
 import pytest
 import yaml
-from import_helpers import DATA, MEGATRON_COMMAND, SCRIPTS, import_reference, launches_verl
+from import_helpers import (
+    DATA,
+    MEGATRON_COMMAND,
+    SCRIPTS,
+    environment,
+    import_reference,
+    launches_verl,
+    outputs,
+)
 
-from rlcat.importer import share
+from rlcat.importer import read_source, share
 
 from conftest import Result
 
@@ -327,6 +335,7 @@ def test_keys_main_ppo_never_reads_are_left_out_as_the_run_ignored_them(rlcat: R
     result = rlcat("import", str(DATA / f"{DAPO}.sh"), "-o", str(tmp_path))
     assert result.code == 0, result.err
     assert "RLC1303" in result.err and "never reads it (RLC802)" in result.err
+    assert "as the run it came from ignored it; `rlcat import --migrate` moves it to reward." in result.err
     assert "RLC1308" not in result.err
     assert "6 differ with a reason, 0 unexplained" in result.out
     assert "differs line 113: reward_model.reward_manager: source dapo, recipe (left out)" in result.out
@@ -347,3 +356,118 @@ def test_migrate_moves_them_where_verls_migration_puts_them(rlcat: Rlcat, tmp_pa
     ) in result.out
     assert _compiled_key(rlcat, tmp_path, DAPO, "reward.reward_manager.name") == "dapo"
     assert _compiled_key(rlcat, tmp_path, DAPO, "reward.reward_kwargs.overlong_buffer_cfg.len") == "4096"
+
+
+# --- keys verl renamed between releases: rewritten with --migrate ---------------------------------
+
+LINT_DATA = REPO / "tests" / "data" / "lint"
+# (script, platform, {old key: new key}): one script per release pair with renames
+RENAMED = {
+    "0.7.1_to_0.9.0": (
+        "renamed_keys.sh",
+        "rocm",
+        {
+            "actor_rollout_ref.rollout.skip_rollout": "skip.rollout.enable",
+            "actor_rollout_ref.rollout.skip_dump_dir": "skip.rollout.dump_dir",
+            "critic.model.fsdp_config.fsdp_size": "critic.fsdp.fsdp_size",
+            "critic.model.fsdp_config.forward_prefetch": "critic.fsdp.forward_prefetch",
+        },
+    ),
+    "0.9.0_to_0.9.1": (
+        "renamed_router_replay.sh",
+        "cuda",
+        {
+            f"actor_rollout_ref.{role}.router_replay.{leaf}": (
+                f"actor_rollout_ref.{role}.megatron.router_replay.{leaf}"
+            )
+            for role, leaf in (("actor", "mode"), ("actor", "record_file"), ("ref", "replay_file"))
+        },
+    ),
+}
+
+
+def _line_of(script: Path, key: str) -> int:
+    return next(n for n, text in enumerate(script.read_text().splitlines(), 1) if f"{key}=" in text)
+
+
+@pytest.mark.slow  # two imports of about a second each
+@pytest.mark.parametrize("pair", RENAMED)
+def test_migrate_rewrites_a_renamed_key_to_the_releases_name(rlcat: Rlcat, tmp_path: Path, pair: str) -> None:
+    """A script written for an older release: each old name becomes the target release's, the
+    value unchanged; the report lists each rewrite with its script line and why; the recipe
+    compiles clean and gives verl the new key."""
+    script, platform, moves = RENAMED[pair]
+    source = LINT_DATA / script
+    result = rlcat("import", str(source), "-o", str(tmp_path), "-p", platform, "--migrate")
+    assert result.code == 0, result.out + result.err
+    assert " error: " not in result.err, result.err
+    assert f"--migrate rewrote {len(moves)} key(s):" in result.out
+    assert "0 unexplained" in result.out
+    notes = [line for line in result.err.splitlines() if " RLC1308 info: " in line]
+    assert len(notes) == len(moves), notes
+    text = (tmp_path / "recipes" / f"{source.stem}.yaml").read_text()
+    recipe = yaml.safe_load(text)
+    assert text.count("(--migrate: the key as verl renamed it)") == len(moves)
+    values = dict(line.split("=", 1) for line in source.read_text().split() if "=" in line)
+    for old, new in moves.items():
+        assert f"    line {_line_of(source, old)}: {old} -> {new} (verl " in result.out
+        assert old not in recipe["overrides"] and str(recipe["overrides"][new]).lower() == values[old].lower()
+        assert _compiled_key(rlcat, tmp_path, source.stem, new).lower() == values[old].lower()
+
+
+@pytest.mark.slow
+def test_without_migrate_a_renamed_key_is_left_out_with_the_hint(rlcat: Rlcat, tmp_path: Path) -> None:
+    script, platform, moves = RENAMED["0.7.1_to_0.9.0"]
+    result = rlcat("import", str(LINT_DATA / script), "-o", str(tmp_path), "-p", platform)
+    assert result.code == 0, result.err
+    assert "RLC1308" not in result.err and "--migrate rewrote" not in result.out
+    for old, new in moves.items():
+        assert f"{old}: source " in result.out and f"renamed it {new})" in result.out
+    hints = [line for line in result.err.splitlines() if line.startswith("  hint: `rlcat import --migrate`")]
+    assert [h.split(" rewrites it to ")[1].split(":")[0] for h in hints] == list(moves.values())
+
+
+def _moves_legacy_reward(name: str) -> bool:
+    """Does the script set a legacy reward key its entrypoint never reads on verl 0.9.1 (RLC802),
+    which --migrate moves? (The fully-async scripts' entrypoint migrates them itself.)"""
+    from rlcat.guards.drift.unread_keys import unread
+
+    if not launches_verl(name):
+        return False
+    run = read_source(DATA / f"{name}.sh", env=environment(name), outputs=outputs)
+    return any(
+        (found := unread(key, run.entrypoint or "", "0.9.1")) is not None and found.home is not None
+        for key in run.settings
+    )
+
+
+@pytest.mark.slow
+def test_migrate_on_every_legacy_reward_script(tmp_path: Path) -> None:
+    """Every reference script with the legacy reward keys, imported with --migrate: each key verl
+    0.9.1's entrypoint never reads (RLC802) is moved where verl's own migration puts it, the
+    report lists it, and the recipe compiles with nothing unexplained; its only error-level
+    findings are guard refusals of upstream's own settings (RLC713, docs/import.md)."""
+    from rlcat.guards.drift.unread_keys import unread
+    from rlcat.importer import render_report
+
+    legacy_reward = [name for name in SCRIPTS if _moves_legacy_reward(name)]
+    assert len(legacy_reward) >= 5, legacy_reward
+    for name in legacy_reward:
+        done = import_reference(name, tmp_path / name, migrate=True)
+        report, solution = done.report, done.imported.solution
+        assert report.compiled is not None, (name, [d.headline() for d in report.diagnostics])
+        assert not report.unexplained, (name, report.unexplained)
+        assert {d.code for d in report.findings} <= {"RLC713"}, (
+            name,
+            [d.headline() for d in report.findings],
+        )
+        expected = {
+            key: found.home
+            for key in done.run.settings
+            if (found := unread(key, solution.entrypoint, "0.9.1")) is not None and found.home is not None
+        }
+        assert solution.migrated == expected, name
+        text = render_report(report, done.run, solution, done.folder / "recipe.yaml")
+        assert expected and f"--migrate rewrote {len(expected)} key(s):" in text, name
+        for key, home in expected.items():
+            assert f"line {done.run.settings[key].line}: {key} -> {home} (verl's own migration" in text

@@ -235,6 +235,52 @@ def test_config_groups(rlcat: Run, tmp_path: Path) -> None:
     assert [(d["code"], d["severity"]) for d in torchtitan["diagnostics"]] == [("RLC1112", "warning")]
 
 
+@pytest.mark.parametrize(
+    ("script", "platform", "hints"),
+    [
+        # written for 0.7.1, linted for 0.9.0 (rocm): a section moved, and two leaves renamed
+        (
+            "renamed_keys.sh",
+            "rocm",
+            {
+                "critic.model.fsdp_config.fsdp_size": "critic.fsdp.fsdp_size",
+                "critic.model.fsdp_config.forward_prefetch": "critic.fsdp.forward_prefetch",
+                "actor_rollout_ref.rollout.skip_rollout": "skip.rollout.enable",
+                "actor_rollout_ref.rollout.skip_dump_dir": "skip.rollout.dump_dir",
+            },
+        ),
+        # written for 0.9.0, linted for 0.9.1 (cuda): router replay moved onto the Megatron engine
+        (
+            "renamed_router_replay.sh",
+            "cuda",
+            {
+                f"actor_rollout_ref.{role}.router_replay.{leaf}": (
+                    f"actor_rollout_ref.{role}.megatron.router_replay.{leaf}"
+                )
+                for role, leaf in (("actor", "mode"), ("actor", "record_file"), ("ref", "replay_file"))
+            },
+        ),
+    ],
+    ids=["0.7.1_to_0.9.0", "0.9.0_to_0.9.1"],
+)
+def test_a_renamed_key_gets_its_new_name_and_the_migration(
+    rlcat: Run, script: str, platform: str, hints: dict[str, str]
+) -> None:
+    """RLC801 on a key the release renamed names the key it has now (schemas/verl/renames.json) and
+    `rlcat import --migrate`, which rewrites it; the script is linted clean on the release it was
+    written for."""
+    r = rlcat("lint", str(DATA / script), "--platform", platform, "--format", "json")
+    found = {d["key"]: d for d in _json(r)["diagnostics"]}
+    assert set(found) == set(hints), found
+    for key, new in hints.items():
+        assert found[key]["code"] == "RLC801" and "under another name" in found[key]["message"]
+        assert found[key]["hint"].startswith(f"set {new} instead: verl "), found[key]["hint"]
+        assert "`rlcat import --migrate` rewrites it" in found[key]["hint"]
+        assert found[key]["line"] == position(DATA / script, key + "=")[0]
+    older = "0.7.1" if platform == "rocm" else "0.9.0"
+    assert rlcat("lint", str(DATA / script), "--verl", older).code == 0
+
+
 def test_platform_guard_reports_what_compile_would_fix(rlcat: Run, tmp_path: Path) -> None:
     """On ROCm, compile sets SGLang's attention backend (RLC501 fixes it); a script is not rewritten,
     so lint reports the guard at its own severity, with the fix as the hint."""

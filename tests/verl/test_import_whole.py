@@ -10,13 +10,16 @@ their reasons; a script leaving the list, or one joining it, fails this test.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cli.import_helpers import SCRIPTS, launches_verl, record
+from cli.import_helpers import DATA, SCRIPTS, environment, launches_verl, outputs, record
+from rlcat.catalog import Catalog
 from rlcat.cli.import_cmd import prove_whole_config
 from rlcat.dev.compose import ENTRY_DIRS
+from rlcat.importer import import_run, prove, read_source, target_for, write_files
 
 pytestmark = [pytest.mark.compose, pytest.mark.slow, pytest.mark.xdist_group("reference-imports")]
 
@@ -130,3 +133,40 @@ def test_known_cases_keep_the_source_s_value(
     assert (key in proof.leaves) == present and key not in {d.key for d in proof.differences}
     if name.endswith("fsdp2_8_8"):  # the finding says the script's own setting is ineffective
         assert "RLC708" in {d.code for d in done.report.diagnostics}
+
+
+LINT_DATA = Path(__file__).resolve().parents[1] / "data" / "lint"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        DATA / "verl-recipe__dapo__test_dapo_7b_math.sh",  # verl's own migration of reward_model.*
+        LINT_DATA / "renamed_keys.sh",  # 0.7.1's names
+        LINT_DATA / "renamed_router_replay.sh",  # 0.9.0's names
+    ],
+    ids=lambda p: p.stem,
+)
+def test_migrated_source_composes_as_the_recipe(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --migrate the source side is composed as verl receives it once the migration ran (each
+    rewritten key under its new name, the value as written): it then gives verl the same whole
+    config as the recipe, and the proof names each rewrite."""
+    monkeypatch.setenv("HOME", "$HOME")
+    monkeypatch.setenv("PWD", "$PWD")
+    catalog = Catalog.default()
+    target = target_for("cuda", catalog)
+    env = environment(source.stem) if source.parent == DATA else {}
+    run = read_source(source, env=env, outputs=outputs, groups=list(target.groups))
+    imported = import_run(run, target, catalog, "migrated", migrate=True)
+    written = write_files(imported, tmp_path, force=False)
+    report = prove(written[0], Catalog([tmp_path, *catalog.roots]), "cuda", run, imported.solution)
+    assert report.compiled is not None and not report.unexplained
+    proof = prove_whole_config(imported, report.compiled, [], {})
+    assert proof.ok, [(d.key, d.source, d.ours) for d in proof.failing]
+    assert not proof.refused  # nothing of the migrated source is refused by Hydra
+    migrated = imported.solution.migrated
+    assert migrated and [old for old, _ in proof.migrated] == [run.settings[k].text for k in migrated]
+    for (_, new), home in zip(proof.migrated, migrated.values(), strict=True):
+        assert new.lstrip("+").startswith(home + "=")

@@ -84,10 +84,12 @@ def import_cmd(
     migrate: Annotated[
         bool,
         typer.Option(
-            help="Move keys the entrypoint never reads (the legacy reward_model.*, custom_reward_function.*, "
-            "sandbox_fusion.* of verl.trainer.main_ppo >= 0.9) where verl's own migration puts them: they "
-            "take effect, which changes the run. Without it they are left out, as the source's run ignored "
-            "them."
+            help="Rewrite what verl itself moved, and list each rewrite: keys the entrypoint never reads "
+            "(the legacy reward_model.*, custom_reward_function.*, sandbox_fusion.* of "
+            "verl.trainer.main_ppo >= 0.9) go where verl's own migration puts them (they take effect, "
+            "which changes the run); keys verl renamed between releases get the target release's name, "
+            "the value unchanged. Without it both are left out: the first as the source's run ignored "
+            "them, the second as Hydra would refuse them."
         ),
     ] = False,
     whole: Annotated[
@@ -195,10 +197,19 @@ def prove_whole_config(
     imported: Imported, compiled: Compiled, aside: list[str], accepted: dict[str, str]
 ) -> WholeProof:
     """Both sides composed with Hydra (rlcat.dev.whole) and compared leaf by leaf: the one path of
-    the whole-config proof, which tests/verl/test_import_whole.py runs on the reference scripts."""
-    run = imported.run
+    the whole-config proof, which tests/verl/test_import_whole.py runs on the reference scripts.
+    The source side is the script as verl receives it after the migration --migrate applied."""
+    run, solution = imported.run, imported.solution
     version, config = compiled.profile.verl_index, compiled.plan.config_name
-    source = [s.text for s in run.groups.values()] + [s.text for s in run.settings.values()]
+    # with --migrate the source is composed as verl receives it once the migration ran: each key
+    # --migrate rewrote under its new name, the value as the script wrote it
+    migrated = [
+        (s.text, solution.migrated_text(s)) for s in run.settings.values() if s.key in solution.migrated
+    ]
+    rewritten = dict(migrated)
+    source = [s.text for s in run.groups.values()] + [
+        rewritten.get(s.text, s.text) for s in run.settings.values()
+    ]
     theirs = compose_side(version, entry_config(run.config_name, config), source)
     ours = compose_side(version, config, override_texts(compiled))
     proof = prove_whole(
@@ -214,6 +225,7 @@ def prove_whole_config(
         unread_here=imported.solution.unread_here,
     )
     proof.recipe_refused = ours.refused
+    proof.migrated = migrated
     return proof
 
 

@@ -23,6 +23,8 @@ from typing import Any
 from rlcat.catalog import repo_root
 from rlcat.dev.annotations import refused_values, union_types
 from rlcat.dev.compose import compose, flatten
+from rlcat.dev.renames import RENAMES_FILE, reference_renames, renames_doc
+from rlcat.dev.renames import render as render_renames
 from rlcat.dev.trees import VERL_VERSIONS, require_tree
 from rlcat.verl.index import index_file_name
 from rlcat.verl.names import ENTRY_DIRS
@@ -331,11 +333,19 @@ def generate(versions: Iterable[str]) -> dict[str, str]:
     """Return ``{relative path: file text}`` for the whole index of ``versions`` (nothing written)."""
     files: dict[str, str] = {}
     cache: dict[tuple[str, str], bool] = {}
+    defaults: dict[str, dict[str, dict[str, Any]]] = {}  # version → index file → key → default
     for version in versions:
         docs = [(entry, index_entry(version, entry, cache)) for entry in entries_for(version)]
         for entry, doc in docs:
             files[f"{version}/{entry.file_name}"] = render(doc)
+            defaults.setdefault(version, {})[entry.file_name] = {k: v[0] for k, v in doc["keys"].items()}
         files[f"{version}/manifest.json"] = render_manifest(version, docs)
+    if set(VERL_VERSIONS) <= set(defaults):  # the moves between releases need every release
+        ordered = [v for v in VERL_VERSIONS if v in defaults]
+        reference = reference_renames()
+        files[RENAMES_FILE] = render_renames(
+            renames_doc(ordered, defaults.__getitem__, require_tree, reference)
+        )
     return files
 
 
@@ -343,15 +353,20 @@ def _existing(out_dir: Path, versions: Sequence[str]) -> set[str]:
     """Return the index files present under ``out_dir`` that the generator owns.
 
     Owned: ``*.json`` in the folders of ``versions``, plus, when all known releases are being
-    built, ``*.json`` in other version-shaped folders (a release dropped from VERL_VERSIONS).
-    Other files are never touched, so a mistaken ``--out`` cannot delete unrelated data.
+    built, ``*.json`` in other version-shaped folders (a release dropped from VERL_VERSIONS) and
+    ``renames.json`` (rlcat.dev.renames). Other files are never touched, so a mistaken ``--out``
+    cannot delete unrelated data.
     """
     if not out_dir.is_dir():
         return set()
     dirs = set(versions)
     if set(VERL_VERSIONS) <= set(versions):
         dirs |= {p.name for p in out_dir.iterdir() if p.is_dir() and _VERSION_DIR.match(p.name)}
-    found: set[str] = set()
+    found: set[str] = (
+        {RENAMES_FILE}
+        if set(VERL_VERSIONS) <= set(versions) and (out_dir / RENAMES_FILE).is_file()
+        else set()
+    )
     for name in dirs:
         if (out_dir / name).is_dir():
             found |= {f"{name}/{p.name}" for p in (out_dir / name).glob("*.json")}

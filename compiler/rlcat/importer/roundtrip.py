@@ -128,6 +128,10 @@ def _compare_keys(report: Report, compiled: Compiled, run: SourceRun, solution: 
             continue
         value = found.setting.value
         shown = render_or_repr(as_launched(value))
+        if key in solution.renamed and same(setting.value, value):
+            why = f"overrides as {found.key}: renamed (--migrate)"
+            report.lines.append(Line(key, True, source_text, shown, why, setting.line, found.key))
+            continue
         if key in solution.migrated and same(setting.value, value):
             why = f"moved to {solution.migrated[key]} (--migrate): it takes effect; in the source it did not"
             report.lines.append(Line(key, False, source_text, shown, why, setting.line, found.key))
@@ -224,6 +228,7 @@ def render_report(report: Report, run: SourceRun, solution: Solution, recipe: Pa
         else:
             reason = line.reason or "UNEXPLAINED"
             out.append(f"  {status} {where}{line.what}: source {line.source}, recipe {line.ours} ({reason})")
+    out += _migrations(run, solution, plan.entrypoint, plan.verl_version)
     counts = share(run, solution)
     keys = [line for line in report.lines if line.what != "entry" and not line.what.startswith("env ")]
     out.append(
@@ -236,6 +241,21 @@ def render_report(report: Report, run: SourceRun, solution: Solution, recipe: Pa
     if report.findings:
         out.append(f"  the recipe has {len(report.findings)} guard finding(s) at error level (above)")
     return "\n".join(out) + "\n"
+
+
+def _migrations(run: SourceRun, solution: Solution, entrypoint: str, release: str) -> list[str]:
+    """What --migrate rewrote: each source key, its new name, the script line, and why."""
+    if not solution.migrated:
+        return []
+    out = [f"  --migrate rewrote {len(solution.migrated)} key(s):"]
+    for key, new in solution.migrated.items():
+        line = run.settings[key].line
+        why = solution.renamed.get(key) or (
+            f"verl's own migration puts it there; {entrypoint} of verl {release} does not run it, so "
+            "the setting takes effect where the source's run ignored it"
+        )
+        out.append(f"    {f'line {line}: ' if line else ''}{key} -> {new} ({why})")
+    return out
 
 
 def share(run: SourceRun, solution: Solution) -> dict[str, int]:

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from rlcat.diagnostics import Diagnostic, RlcatError, Severity, diag, did_you_mean
-from rlcat.guards.drift.unread_keys import unread
+from rlcat.guards.drift.unread_keys import Unread, unread
 from rlcat.importer.compare import same
 from rlcat.importer.probe import (
     AXES,
@@ -53,6 +53,7 @@ from rlcat.syntax.hydra_value import (
 )
 from rlcat.verl.check import dataclass_holding, type_matches
 from rlcat.verl.index import KeyIndex, available_versions, load_index
+from rlcat.verl.renames import Moved, renamed
 
 AXIS_CHOICES: dict[str, tuple[str, ...]] = {
     "algorithm": axis_values.ALGORITHMS,
@@ -114,6 +115,14 @@ class Solution:
     # source keys `+` adds to a release that has no such key any more (an older one read it): left
     # out, as nothing in the release reads them
     unread_here: dict[str, str] = field(default_factory=dict)
+    # source key → why, for the keys of `migrated` that verl renamed between releases (the rest of
+    # `migrated` is verl's own migration of keys the entrypoint never reads)
+    renamed: dict[str, str] = field(default_factory=dict)
+
+    def migrated_text(self, setting: SourceSetting) -> str:
+        """The source's override as --migrate rewrote it: the key's new name (with the prefix the
+        release takes there), the value as the source wrote it."""
+        return f"{written_name(self.migrated[setting.key], self.index)}={setting.text.partition('=')[2]}"
 
 
 class Solver:
@@ -541,6 +550,7 @@ class Solver:
         left_out: dict[str, str] = {}
         adjusted: dict[str, str] = {}
         migrated: dict[str, str] = {}
+        renames: dict[str, str] = {}
         for key, setting in self.run.settings.items():
             adjustment = self._prefix_adjustment(setting, index)
             if adjustment is not None:
@@ -552,22 +562,30 @@ class Solver:
                     migrated[key] = never_read.home
                     findings.append(self._migrated_finding(setting, never_read.home, lowered.entrypoint))
                 continue
-            if never_read is not None and self.migrate and never_read.home is not None:
-                home = never_read.home
-                prefix = "" if index.has(home) else "++" if index.open_dict_of(home) else "+"
-                overrides[prefix + home] = setting
-                migrated[key] = home
-                findings.append(self._migrated_finding(setting, home, lowered.entrypoint))
+            moved = renamed(key, index) if setting.prefix != "~" and never_read is None else None
+            move = self._move(setting, never_read, moved, lowered.entrypoint)
+            if move is not None:
+                overrides[written_name(move[0], index)] = setting
+                migrated[key] = move[0]
+                if moved is not None:
+                    renames[key] = moved.rename.why()
+                findings.append(move[1])
                 continue
             if never_read is not None:
                 left_out[key] = self._never_read_reason(never_read.home, lowered.entrypoint, index)
-                hint = "the recipe carries it as a comment, as the run it came from ignored it"
+                hint = "the recipe carries it as a comment, as the run it came from ignored it" + (
+                    f"; `rlcat import --migrate` moves it to {never_read.home} (it then takes effect)"
+                    if never_read.home
+                    else ""
+                )
                 findings.append(self._left_out_finding(setting, left_out[key], hint))
                 continue
             why = self._left_out(setting, index)
             if why is not None:
-                left_out[key] = why
-                findings.append(self._left_out_finding(setting, why))
+                left_out[key] = (
+                    why if moved is None else f"{why}; verl {moved.rename.since} renamed it {moved.new}"
+                )
+                findings.append(self._left_out_finding(setting, left_out[key], *_migrate_hint(moved)))
                 continue
             prefix = "" if key in adjusted else setting.prefix
             overrides[prefix + key] = setting
@@ -599,6 +617,7 @@ class Solver:
             migrated,
             self.refused_at_start,
             self.unread_here,
+            renames,
         )
 
     def _refused_types(self, draft: Draft, result: Evaluation) -> tuple[Draft, Evaluation]:
@@ -695,6 +714,33 @@ class Solver:
             hint="without --migrate the import leaves it out, as the source's run did",
         )
 
+    def _move(
+        self, setting: SourceSetting, never_read: Unread | None, moved: Moved | None, entrypoint: str
+    ) -> tuple[str, Diagnostic] | None:
+        """With --migrate, where a source key goes (the new name, and the finding that says so):
+        a key the entrypoint never reads where verl's own migration puts it, a key the release
+        renamed under its new name; None for any other key, or without --migrate."""
+        if not self.migrate:
+            return None
+        if never_read is not None and never_read.home is not None:
+            return never_read.home, self._migrated_finding(setting, never_read.home, entrypoint)
+        if moved is not None:
+            return moved.new, self._renamed_finding(setting, moved)
+        return None
+
+    def _renamed_finding(self, setting: SourceSetting, moved: Moved) -> Diagnostic:
+        return diag(
+            "RLC1308",
+            f"'{setting.text}' is rewritten as {moved.new}, its name in verl "
+            f"{self.target.profile.verl_index}: {moved.rename.why()}",
+            file=self.run.file,
+            line=setting.line,
+            col=setting.col,
+            key=setting.key,
+            hint="the value is unchanged; without --migrate the import leaves it out, as Hydra would "
+            "refuse the old name on this release",
+        )
+
     def _left_out_finding(
         self,
         setting: SourceSetting,
@@ -710,6 +756,19 @@ class Solver:
             key=setting.key,
             hint=hint,
         )
+
+
+def written_name(key: str, index: KeyIndex) -> str:
+    """`key` with the prefix Hydra takes for it on the release: none where the release has the
+    key, `++` inside an open dict, else `+`."""
+    return key if index.has(key) else f"++{key}" if index.open_dict_of(key) else f"+{key}"
+
+
+def _migrate_hint(moved: Moved | None) -> list[str]:
+    """The hint of a left-out key the release renamed: --migrate rewrites it."""
+    if moved is None:
+        return []
+    return [f"`rlcat import --migrate` rewrites it to {moved.new}: {moved.rename.why()}"]
 
 
 def _referenced(default: Any) -> str | None:

@@ -74,6 +74,8 @@ class WholeProof:
     unused: list[str] = field(default_factory=list)  # `--accept` keys no difference matched
     refused: list[tuple[str, str]] = field(default_factory=list)  # source overrides Hydra refused
     recipe_refused: list[tuple[str, str]] = field(default_factory=list)  # the recipe's (never expected)
+    # (the source's override, as composed): what --migrate rewrote before the source was composed
+    migrated: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def compared(self) -> int:
@@ -252,6 +254,8 @@ def _interpolated(key: str, raw: Any) -> str | None:
 def render_whole(proof: WholeProof, version: str) -> str:
     """The whole-config part of the round-trip report."""
     out = [f"  whole config (verl {version}, composed with Hydra, every leaf both ways):"]
+    for override, rewritten in proof.migrated:
+        out.append(f"  migrated the source's {override}: composed as {rewritten} (--migrate)")
     for override, message in proof.refused:
         out.append(f"  refused  the source's {override}: {message} (composed without it)")
     for override, message in proof.recipe_refused:

@@ -25,7 +25,11 @@ def recipe_text(run: SourceRun, solution: Solution, name: str, provenance: Prove
     `provenance` the header and summary name the upstream file instead of the local copy read."""
     notes = _notes_by_field(solution, run)
     for written, setting in solution.overrides.items():
-        notes[f"overrides.{written}"] = [_note(setting)]
+        moved = " (--migrate: the key as verl renamed it)" if setting.key in solution.renamed else ""
+        moved = moved or (
+            " (--migrate: where verl's migration puts it)" if setting.key in solution.migrated else ""
+        )
+        notes[f"overrides.{written}"] = [_note(setting) + moved]
     env_note = f"line {run.line}: the environment of the launch" if run.line else "the source's environment"
     for variable in run.env:
         notes[f"env.{variable}"] = [env_note]

@@ -7,6 +7,7 @@ from packaging.version import Version
 from rlcat.diagnostics import RlcatError, Severity
 from rlcat.guards.base import Context, Finding, Guard, register
 from rlcat.verl.index import KeyIndex, available_versions, load_index
+from rlcat.verl.renames import rename_hint, renamed
 
 
 @register
@@ -18,7 +19,10 @@ class KeyMissingInRelease(Guard):
     which 0.7.1, 0.9.0 and upstream's Megatron scripts still set. The guard compares the plan
     with the key indexes of every release rlcat knows (generated from PyPI, never typed by hand):
     a key set through `overrides:` or `--override` that the target release lacks is an error that
-    names the releases that have it and the closest key of the target release. A recipe field
+    names the releases that have it and its name in the target release where verl renamed it
+    (`schemas/verl/renames.json`: sections moved between the key indexes of two releases, and the
+    renamed leaves the reference data states; `rlcat import --migrate` rewrites a script's old
+    names), else the closest key of the target release. A recipe field
     that rlcat writes only where the release has the key (`actor.offload.grad` → grad_offload) is
     not a finding: the key check leaves it out with an RLC403 note.
 
@@ -64,10 +68,12 @@ class KeyMissingInRelease(Guard):
             where = ", ".join(holders)
             newer = [v for v in holders if Version(v) > Version(target.verl_version)]
             change = "does not have it yet" if newer and len(newer) == len(holders) else "dropped it"
+            moved = renamed(key, target)
+            change = "has it under another name" if moved else change
             yield Finding(
                 f"verl {target.verl_version} {change}: {key} is in {where}",
                 key=key,
-                hint=_replacement(key, target),
+                hint=rename_hint(moved) if moved else _closest(key, target),
             )
 
 
@@ -84,7 +90,7 @@ def _comparable(version: str, target: KeyIndex) -> KeyIndex | None:
     return None
 
 
-def _replacement(key: str, target: KeyIndex) -> str:
+def _closest(key: str, target: KeyIndex) -> str:
     parts = key.split(".")
     for width in range(len(parts) - 1, 0, -1):
         suffix = "." + ".".join(parts[-width:])

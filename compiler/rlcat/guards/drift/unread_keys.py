@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from rlcat.diagnostics import Severity
 from rlcat.guards.base import Affects, Context, Finding, Guard, in_range, register
 from rlcat.verl.names import MAIN_PPO, ONE_STEP_OFF_MAIN
+from rlcat.verl.renames import migration
 
 
 @dataclass(frozen=True)
@@ -14,56 +15,23 @@ class UnreadSection:
 
     verl: str  # the releases (PEP 440 range)
     entrypoint: str
-    prefix: str  # a top-level section such as "reward_model"
-    # the new home of each key or subtree, as verl's own migration maps it (longest prefix wins);
-    # a key with none has no counterpart in the release
-    moved: dict[str, str]
+    prefix: str  # a top-level section such as "reward_model"; where its keys go is verl's own
+    # migration (rlcat.verl.renames.migration, read from the releases' source)
     why: str  # why the entrypoint does not read them, with the verl source that shows it
 
 
 # verl/experimental/reward_loop/reward_loop.py migrate_legacy_reward_impl (0.9.0 and 0.9.1: lines
-# 39-89) moves the legacy sections under `reward.`; only fully_async_main.py:237 calls it there.
+# 39-89) moves the legacy sections under `reward.` (schemas/verl/renames.json reads where each key
+# goes from that function); only fully_async_main.py:237 calls it there.
 # 0.7.1's main_ppo.py:44 called it too; 0.9.0's and 0.9.1's main_ppo.py (main: 167-194, 166-193) go
 # straight to validate_config and the trainer, which read config.reward.* only.
 _REWARD_WHY = (
     "only the fully-async entrypoint moves the legacy reward sections to reward.* "
     "(fully_async_main.py:237 calls migrate_legacy_reward_impl; verl/trainer/main_ppo.py does not)"
 )
-UNREAD: tuple[UnreadSection, ...] = (
-    UnreadSection(
-        verl=">=0.9",
-        entrypoint=MAIN_PPO,
-        prefix="reward_model",
-        moved={
-            "reward_model.num_workers": "reward.num_workers",
-            "reward_model.reward_manager": "reward.reward_manager.name",
-            "reward_model.reward_loop_source": "reward.reward_manager.source",
-            "reward_model.reward_loop_module_path": "reward.reward_manager.module.path",
-            "reward_model.reward_loop_class_name": "reward.reward_manager.module.name",
-            "reward_model.enable": "reward.reward_model.enable",
-            "reward_model.enable_resource_pool": "reward.reward_model.enable_resource_pool",
-            "reward_model.n_gpus_per_node": "reward.reward_model.n_gpus_per_node",
-            "reward_model.nnodes": "reward.reward_model.nnodes",
-            "reward_model.model.path": "reward.reward_model.model_path",
-            "reward_model.reward_kwargs": "reward.reward_kwargs",
-            "reward_model.rollout": "reward.reward_model.rollout",
-        },
-        why=_REWARD_WHY,
-    ),
-    UnreadSection(
-        verl=">=0.9",
-        entrypoint=MAIN_PPO,
-        prefix="custom_reward_function",
-        moved={"custom_reward_function": "reward.custom_reward_function"},
-        why=_REWARD_WHY,
-    ),
-    UnreadSection(
-        verl=">=0.9",
-        entrypoint=MAIN_PPO,
-        prefix="sandbox_fusion",
-        moved={"sandbox_fusion": "reward.sandbox_fusion"},
-        why=_REWARD_WHY,
-    ),
+UNREAD: tuple[UnreadSection, ...] = tuple(
+    UnreadSection(verl=">=0.9", entrypoint=MAIN_PPO, prefix=prefix, why=_REWARD_WHY)
+    for prefix in ("reward_model", "custom_reward_function", "sandbox_fusion")
 )
 # the one-step-off entrypoint hands its config to main_ppo's run_ppo without the migration too
 # (0.9.0 and 0.9.1 verl/experimental/one_step_off_policy/main_ppo.py: main)
@@ -154,9 +122,10 @@ def unread(key: str, entrypoint: str, release: str) -> Unread | None:
     top = key.split(".", 1)[0]
     for section in UNREAD:
         if section.entrypoint == entrypoint and section.prefix == top and in_range(release, section.verl):
-            for old in sorted(section.moved, key=len, reverse=True):
+            moves = migration()
+            for old in sorted((m for m in moves if m.split(".", 1)[0] == top), key=len, reverse=True):
                 if key == old or key.startswith(old + "."):
-                    return Unread(key, section, section.moved[old] + key[len(old) :])
+                    return Unread(key, section, moves[old] + key[len(old) :])
             return Unread(key, section, None)
     return None
 
