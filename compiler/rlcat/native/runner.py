@@ -275,9 +275,26 @@ class Stage:
         self.name, self.section = name, section
 
 
-def _to_dataclass(stage: Stage, cfg: Any, section: str) -> Any:
+def _to_dataclass(stage: Stage, cfg: Any, section: str) -> None:
+    _build(stage, OmegaConf.select(cfg, section), section)
+
+
+# The sections whose dataclass verl built without a complaint from these very values, in this
+# process: built again, it would pass again (a dataclass's checks read its values and the stand-in
+# model folder, which never changes), so it is not built again. Plans that differ in a batch size
+# share their model, reference and rollout sections; the model's alone loads a config and tokenizer.
+_BUILT: set[tuple[str, str]] = set()
+
+
+def _build(stage: Stage, node: Any, section: str) -> None:
+    """The dataclass verl's worker builds from `node` (the config is resolved by now)."""
     stage(f"{section} dataclass", section)
-    return omega_conf_to_dataclass(OmegaConf.select(cfg, section))
+    values = json.dumps(OmegaConf.to_container(node, resolve=True), sort_keys=True, default=repr)
+    key = (section, hashlib.sha256(values.encode()).hexdigest())  # a digest: memory stays small
+    if key in _BUILT:
+        return
+    omega_conf_to_dataclass(node)
+    _BUILT.add(key)
 
 
 def _workers(stage: Stage, cfg: Any, need_ref: bool, need_critic: bool, *, validated: bool) -> None:
@@ -295,8 +312,7 @@ def _workers(stage: Stage, cfg: Any, need_ref: bool, need_critic: bool, *, valid
             ref.ppo_micro_batch_size_per_gpu = ref.pop("log_prob_micro_batch_size_per_gpu", None)
             ref.use_dynamic_bsz = ref.pop("log_prob_use_dynamic_bsz", False)
             ref.ppo_max_token_len_per_gpu = ref.pop("log_prob_max_token_len_per_gpu", None)
-        stage("actor_rollout_ref.ref dataclass", "actor_rollout_ref.ref")
-        omega_conf_to_dataclass(ref)
+        _build(stage, ref, "actor_rollout_ref.ref")
     if not validated:
         _to_dataclass(stage, cfg, "actor_rollout_ref.actor")
     _to_dataclass(stage, cfg, "actor_rollout_ref.rollout")
