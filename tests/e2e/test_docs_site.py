@@ -94,24 +94,34 @@ def test_two_builds_are_identical(built: Built) -> None:
 
 
 class _Page(html.parser.HTMLParser):
-    """The ids, links and loaded resources of one HTML page."""
+    """The ids, links, links of the primary nav and loaded resources of one HTML page."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.ids: set[str] = set()
         self.links: list[str] = []
+        self.nav: list[str] = []
         self.loads: list[str] = []
+        self._navs: list[bool] = []  # per open <nav>: is it the primary nav
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
         if "id" in a:
             self.ids.add(a["id"])
+        if tag == "nav":
+            self._navs.append("md-nav--primary" in a.get("class", "").split() or any(self._navs))
         if tag == "a" and "href" in a:
             self.links.append(a["href"])
+            if any(self._navs) and "md-nav__link" in a.get("class", "").split():
+                self.nav.append(a["href"])
         if tag in ("script", "img", "iframe", "source") and a.get("src"):
             self.loads.append(a["src"])
         if tag == "link" and a.get("href"):
             self.loads.append(a["href"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "nav" and self._navs:
+            self._navs.pop()
 
 
 def _parse(site: Path) -> dict[str, _Page]:
@@ -127,26 +137,55 @@ def _external(url: str) -> bool:
     return urllib.parse.urlsplit(url).scheme in ("http", "https", "mailto") or url.startswith("//")
 
 
+def _target(site: Path, name: str, href: str) -> tuple[str, str]:
+    """The file (relative to the site) and fragment a link of page `name` leads to."""
+    path, _, fragment = urllib.parse.unquote(href).partition("#")
+    # 404.html links from the site root ("/..."): with no site_url, MkDocs cannot know the page's
+    # depth; `rlcat docs serve` and the tests serve the site at the root
+    here = "" if path.startswith("/") else posixpath.dirname(name)
+    target = posixpath.normpath(posixpath.join(here, path.lstrip("/"))) if path else name
+    if target.endswith("/") or (site / target).is_dir():
+        target = posixpath.join(target, "index.html")
+    return target, fragment
+
+
+def _internal(href: str) -> bool:
+    return not (_external(href) or href.startswith(("data:", "javascript:")))
+
+
 def test_every_internal_link_and_anchor_resolves_in_the_files(built: Built) -> None:
     pages = _parse(built.site)
     broken = []
     for name, page in pages.items():
-        for href in page.links + page.loads:
-            if _external(href) or href.startswith(("data:", "javascript:")):
-                continue
-            path, _, fragment = urllib.parse.unquote(href).partition("#")
-            # 404.html links from the site root ("/..."): with no site_url, MkDocs cannot know the
-            # page's depth; `rlcat docs serve` and the tests serve the site at the root
-            here = "" if path.startswith("/") else posixpath.dirname(name)
-            target = posixpath.normpath(posixpath.join(here, path.lstrip("/"))) if path else name
-            if target.endswith("/") or (built.site / target).is_dir():
-                target = posixpath.join(target, "index.html")
+        for href in filter(_internal, page.links + page.loads):
+            target, fragment = _target(built.site, name, href)
             if not (built.site / target).is_file():
                 broken.append(f"{name}: {href} (no file {target})")
             elif fragment and target in pages and fragment not in pages[target].ids:
                 broken.append(f"{name}: {href} (no id {fragment!r} on {target})")
     assert broken == []
     assert len(pages) >= 40
+
+
+def test_every_page_is_reachable_from_home_and_in_the_nav(built: Built) -> None:
+    """Following links from the home page reaches every page, and every page is in the nav (the
+    nav is pruned: each page holds its own section's part, so the nav is the union over pages)."""
+    pages = _parse(built.site)
+    wanted = set(pages) - {"404.html"}
+    nav: set[str] = set()
+    queue, seen = ["index.html"], {"index.html"}
+    while queue:
+        name = queue.pop(0)
+        page = pages[name]
+        nav |= {_target(built.site, name, href)[0] for href in filter(_internal, page.nav)}
+        for href in filter(_internal, page.links):
+            target, _ = _target(built.site, name, href)
+            if target.endswith(".html") and target not in seen:
+                seen.add(target)
+                queue.append(target)
+    assert seen >= wanted, f"not reachable by links: {sorted(wanted - seen)}"
+    assert wanted <= nav, f"pages missing from the nav: {sorted(wanted - nav)}"
+    assert sorted(seen - set(pages)) == [], "links to pages that do not exist"
 
 
 def test_pages_load_nothing_from_other_hosts(built: Built) -> None:
@@ -443,30 +482,36 @@ def test_search_for_triton_finds_the_sglang_guard(browser: Any, base_url: str) -
     _screenshot(browser, "docs-search-triton.png")
 
 
-def test_every_page_is_in_the_nav_and_every_link_resolves(browser: Any, pages_url: str, built: Built) -> None:
-    """Crawl from the home page through every link in Chromium; check each target and anchor, that
-    every page is in the nav (the nav is pruned: each page holds its own section's part), and that
-    the pages load nothing from anywhere but the local server."""
-    pages = {p.relative_to(built.site).as_posix() for p in built.site.rglob("*.html")} - {"404.html"}
-    nav: set[str] = set()
+def _one_of_each_kind(site: Path) -> list[str]:
+    """The home page and the first page of each folder and of the top level: pages of one kind
+    share their template, scripts and styles (the files' own tests above cover every page)."""
+    kinds: dict[str, str] = {}
+    for path in sorted(site.rglob("*.html")):
+        name = path.relative_to(site).as_posix()
+        if name != "404.html":
+            kinds.setdefault(posixpath.dirname(name), name)
+    return sorted({"index.html", *kinds.values()})
+
+
+def test_pages_of_every_kind_work_in_the_browser(browser: Any, pages_url: str, built: Built) -> None:
+    """In Chromium, a page of each kind: no error in the console, every link that stays on the site
+    leads to a page and anchor the browser finds, and nothing loads from anywhere but the local
+    server (what the page's scripts fetch included)."""
+    visit = _one_of_each_kind(built.site)
+    assert len(visit) >= 8, visit
     ids: dict[str, set[str]] = {}
     wanted: list[tuple[str, str, str]] = []  # (from page, to page, fragment)
     resources: set[str] = set()
-    queue, seen = ["index.html"], {"index.html"}
-    while queue:
-        name = queue.pop(0)
+    for name in visit:
         browser.get(pages_url + name)
         found = browser.execute_script(
             "return {ids: Array.from(document.querySelectorAll('[id]'), e => e.id),"
             " links: Array.from(document.querySelectorAll('a[href]'), e => e.href),"
-            " nav: Array.from(document.querySelectorAll('nav.md-nav--primary a.md-nav__link[href]'),"
-            " e => e.href),"
             " loads: Array.from(document.querySelectorAll('link[href]'), e => e.href)"
             ".concat(Array.from(document.querySelectorAll('script[src], img[src]'), e => e.src)),"
             " resources: performance.getEntriesByType('resource').map(e => e.name)}"
         )
         ids[name] = set(found["ids"])
-        nav |= {urllib.parse.urlsplit(url).path.lstrip("/") for url in found["nav"]}
         resources |= set(found["resources"]) | set(found["loads"])
         assert _severe_console_messages(browser) == [], name
         for url in found["links"]:
@@ -474,17 +519,20 @@ def test_every_page_is_in_the_nav_and_every_link_resolves(browser: Any, pages_ur
                 continue
             path, _, fragment = url[len(pages_url) :].partition("#")
             path = urllib.parse.unquote(path) or "index.html"
-            if fragment:
+            if path.endswith(".html"):
                 wanted.append((name, path, urllib.parse.unquote(fragment)))
-            if path not in seen and path.endswith(".html"):
-                seen.add(path)
-                queue.append(path)
-            elif not path.endswith(".html"):
+            else:
                 resources.add(url)
-    assert seen >= pages, f"not reachable by links: {sorted(pages - seen)}"
-    assert pages <= nav, f"pages missing from the nav: {sorted(pages - nav)}"
-    assert sorted(seen - pages) == [], "links to pages that do not exist"
-    broken = [f"{src} -> {dst}#{frag}" for src, dst, frag in wanted if frag not in ids.get(dst, set())]
+    files = _parse(built.site)
+    missing = sorted({f"{src} -> {dst}" for src, dst, _ in wanted if dst not in files})
+    assert missing == []
+    # the anchors of the pages visited, as the browser sees them (scripts may add ids); the others'
+    # anchors as the files hold them
+    broken = [
+        f"{src} -> {dst}#{frag}"
+        for src, dst, frag in wanted
+        if frag and frag not in ids.get(dst, files[dst].ids if dst in files else set())
+    ]
     assert broken == []
     outside = sorted(u for u in resources if not u.startswith(pages_url))
     assert outside == []
