@@ -22,11 +22,13 @@ from conftest import Result
 
 Rlcat = Callable[..., Result]
 # one import per kind of marker: text fields, the model's positions, and a name the built-in
-# dapo_math_17k would read like (deepseek_v3); data files only a variable gives (deepseek_v4_veomni)
+# dapo_math_17k would read like (deepseek_v3); data files and a model path only a variable gives
+# (deepseek_v4_veomni)
 TEXT_AND_POSITIONS = "examples__grpo_trainer__run_deepseek_v3_671b_megatron"
 FILES = "examples__grpo_trainer__run_deepseek_v4_veomni"
 # real values a person would write, by field (a list field gets a list)
 FILLED: dict[str, Any] = {
+    "hf_id": "deepseek-ai/DeepSeek-V4",
     "family": "deepseek-v3",
     "size": "671B-A37B",
     "max_position_embeddings": 163840,
@@ -46,7 +48,7 @@ def _markers(text: str) -> list[tuple[str, int]]:
         head = re.match(r"^([a-z_]+):", line)
         if head:
             field = head.group(1)
-        if TODO_TEXT in line:
+        if TODO_TEXT in line and not line.lstrip().startswith("#"):  # a value, not its comment
             found.append((field if head else f"{field}.0", number))
     return found
 
@@ -133,6 +135,15 @@ def test_every_import_writes_markers_not_guesses_and_no_built_in_name(
     written = 0
     for script in (s for s in SCRIPTS if launches_verl(s)):
         done = reference_imports(script)
+        # a built-in entry is reused only where the source names it: its model id or first train
+        # file ends as a path the source gives (never an entry that merely lowers alike)
+        recipe = yaml.safe_load((done.folder / done.imported.recipe_file).read_text())
+        source = " ".join(s.text for s in done.run.settings.values()).lower()
+        for kind, field in (("model", "hf_id"), ("dataset", "train_files")):
+            if recipe[kind] in built_in.names(kind):
+                entry = yaml.safe_load(built_in.find(kind, recipe[kind]).read_text())
+                named = entry[field][0] if kind == "dataset" else entry[field]
+                assert named.rsplit("/", 1)[-1].lower() in source, (script, kind, recipe[kind])
         for path in (done.folder / "catalog").rglob("*.yaml"):
             kind = "model" if path.parent.name == "models" else "dataset"
             data = yaml.safe_load(path.read_text())

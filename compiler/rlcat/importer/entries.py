@@ -1,6 +1,6 @@
-"""The model and dataset a recipe names: a catalog entry that already lowers to what the source
-sets (a built-in one with the same model id, data paths and data settings), else a new entry for
-the import's folder.
+"""The model and dataset a recipe names: the catalog entry the source names (its model id or train
+files, IDENTITY) that already lowers to what the source sets (the same data settings too), else a
+new entry for the import's folder, holding what the source says and a TODO marker for the rest.
 
 An entry matches when putting it in place of the draft's loses none of the source keys the draft
 reproduces and sets no more keys off verl's defaults: the lowering judges, as it judges fields.
@@ -85,6 +85,8 @@ def _matching_entry(
             entry, _ = load_entry(kind, name, DOC_MODELS[kind], catalog)
         except RlcatError:
             continue  # a broken entry never matches; `rlcat validate` reports it
+        if not _named_by_source(solver, kind, entry):
+            continue
         tried = draft.copy()
         setattr(tried, kind, entry.model_dump(by_alias=True, exclude_defaults=True) | {"name": "imported"})
         got = solver.evaluate(tried)
@@ -96,6 +98,27 @@ def _matching_entry(
         if _keeps(got, result):
             return name, tried
     return None
+
+
+# The field that says which model or dataset an entry is: a source that does not give it the same
+# value (or a local copy of it) is not running that entry, whatever else lowers alike.
+IDENTITY: dict[Doc, str] = {"model": "hf_id", "dataset": "train_files"}
+
+
+def _named_by_source(solver: Solver, kind: Doc, entry: Any) -> bool:
+    """Does the source name this entry: every source key its identity field lowers to (the model
+    path, the train files) ends in the same file or folder names as the entry's value? A source that
+    sets none of them names no entry: the import writes a new one, its identity left to fill in."""
+    probe = solver.probes.get(f"{kind}:{IDENTITY[kind]}")
+    keys = sorted((probe.own if probe is not None else set()) & set(solver.source))
+    ours = _last_parts(getattr(entry, IDENTITY[kind]))
+    return bool(keys) and all(_last_parts(solver.source[key].value) == ours for key in keys)
+
+
+def _last_parts(value: Any) -> list[str]:
+    """The last path part of each path in `value` (one path or a list), lowercased."""
+    paths = value if isinstance(value, list) else [value]
+    return [str(p).rstrip("/").rsplit("/", 1)[-1].lower() for p in paths]
 
 
 def _local_copy(source: Any, got: Evaluation, key: str) -> bool:

@@ -90,7 +90,8 @@ def entry_text(entry: NewEntry, run: SourceRun, solution: Solution) -> str:
     head += [comment_line(f"  {note}") for note in carried[:_MAX_NOTES]]
     notes: dict[str, list[str]] = {}
     for guessed in entry.guessed:
-        notes[guessed] = [f"TODO: not in the source; fill in {to_fill_in(DOC_MODELS[entry.kind], guessed)}"]
+        what = to_fill_in(DOC_MODELS[entry.kind], guessed)
+        notes[guessed] = [f"TODO: fill in {what}: the source gives no value an entry can hold"]
     return "\n".join([*head, *_at_source(lambda: _lines(entry.data, (), 0, notes), run, solution)]) + "\n"
 
 
