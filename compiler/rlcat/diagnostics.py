@@ -66,6 +66,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC104": ("missing field", Severity.ERROR),
     "RLC105": ("bad command-line setting", Severity.ERROR),
     "RLC106": ("output not written", Severity.ERROR),
+    "RLC107": ("value left to fill in (a TODO marker)", Severity.ERROR),
     # 2xx: references
     "RLC201": ("unknown recipe", Severity.ERROR),
     "RLC202": ("unknown catalog entry", Severity.ERROR),
@@ -139,7 +140,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "RLC1304": ("source word that is not an override", Severity.WARNING),
     "RLC1305": ("round trip: the recipe gives verl another value than the source", Severity.ERROR),
     "RLC1306": ("import would overwrite a file", Severity.ERROR),
-    "RLC1307": ("catalog entry field the source does not say", Severity.INFO),
+    "RLC1307": ("new catalog entry to fill in: fields the source does not say", Severity.WARNING),
     "RLC1308": (
         "source setting moved where verl's own migration or a rename puts it (--migrate)",
         Severity.INFO,

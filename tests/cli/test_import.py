@@ -313,6 +313,12 @@ def test_a_local_model_folder_gives_the_new_entry_its_shape(rlcat: Rlcat, tmp_pa
     ]
     assert entries[0]["max_position_embeddings"] == 32768
     assert entries[0]["facts_source"] == str(folder / "config.json")
+    # the model's family and size, and the whole dataset, are left to fill in: the import says which
+    # entries, and validate refuses them until then
+    assert "RLC1307 warning: new model entry catalog/models/my_7b.yaml needs filling in" in result.err
+    assert "new dataset entry catalog/datasets/local_run_dataset.yaml needs filling in" in result.err
+    refused = rlcat("validate", str(out))
+    assert refused.code == 1 and "my_7b.yaml:6:1 RLC107 error: family is left to fill in" in refused.out
 
 
 # --- keys the entrypoint never reads: left out, or moved with --migrate --------------------------

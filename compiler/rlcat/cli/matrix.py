@@ -30,8 +30,9 @@ def matrix_cmd(
     fmt: TableFormatOpt = "table",
     catalog: CatalogOpt = None,
 ) -> None:
-    """Compile every mode × engine × backend cell the recipe allows on every platform: whether it
-    compiles, the guards that fire, and its status: the platform's support status where the recipe
-    compiles (a cell that does not compile says so, the platform's word beside it)."""
+    """Compile every mode × engine × backend cell the recipe allows on every platform, as `rlcat
+    compile` compiles it: whether it compiles, the guards that fire, and its status: the platform's
+    support status where the recipe compiles (a cell that does not compile says so, the platform's
+    word beside it), so a cell is supported only where `rlcat compile` compiles the recipe."""
     cells = matrix(recipe, catalog_for(catalog, [recipe]), list(platform or []) or None)
     write_output(render_matrix(cells, fmt))

@@ -16,64 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlcat.catalog import KIND_DIRS, Catalog, builtin_root, display_path
-from rlcat.compile.assemble import Compiled, Request, compile_request
-from rlcat.diagnostics import Diagnostic, RlcatError, Severity, is_guard_code
 from rlcat.docsite.figures.drawn import Drawn
 from rlcat.model.catalog import DatasetEntry, ModelEntry
-from rlcat.model.platform import PlatformProfile, SupportCell
+from rlcat.model.platform import PlatformProfile
 from rlcat.model.recipe import Recipe
 from rlcat.model.results import Result
 from rlcat.resolve.entries import load_entry, load_platform
 from rlcat.resolve.extends import load_recipe_source
 from rlcat.resolve.recipe import Resolved, resolve
 from rlcat.runs.results import load_results
-from rlcat.survey.recipes import axis_values
+from rlcat.survey.recipes import CompiledCell, axis_values, compile_cells
 
 KINDS = tuple(KIND_DIRS)
 
 
-@dataclass
-class Cell:
-    """One recipe compiled for one platform, mode, engine and backend (or the reason it did not)."""
-
-    recipe: str
-    platform: str
-    mode: str
-    engine: str
-    backend: str
-    compiled: Compiled | None
-    diagnostics: list[Diagnostic]
-    support: SupportCell | None
-
-    @property
-    def compiles(self) -> bool:
-        """Whether `rlcat compile` compiles the cell, as `rlcat matrix` says it: a known-broken cell
-        is compiled here with --allow-known-broken, to show its plan, and still does not."""
-        return self.compiled is not None and not self.compiled.known_broken_by_flag
-
-    @property
-    def status(self) -> str:
-        """The platform's word on this cell: supported, untested, known-broken, or unknown."""
-        return self.support.status if self.support else "unknown"
-
-    @property
-    def guards(self) -> list[Diagnostic]:
-        """Guard findings (RLC5xx-9xx), in the order the compile reported them."""
-        return [d for d in self.diagnostics if is_guard_code(d.code)]
-
-    @property
-    def guard_ids(self) -> list[str]:
-        return sorted({d.code for d in self.guards})
-
-    @property
-    def known_issue(self) -> bool:
-        """A known issue: the platform marks the cell broken, it does not compile, or a guard
-        reports a warning or an error that it could not fix."""
-        return (
-            self.status == "known-broken"
-            or not self.compiles
-            or any(d.severity >= Severity.WARNING for d in self.guards)
-        )
+Cell = CompiledCell  # the docs read the cells `rlcat matrix` reads (survey.recipes.compile_cells)
 
 
 @dataclass(frozen=True)
@@ -252,49 +209,3 @@ def _reusable(previous: Site | None, now: Stamps, catalog: Catalog) -> dict[str,
         for name, resolved in previous.recipes.items()
         if not edited.intersection(resolved.source.files)
     }
-
-
-def compile_cells(
-    name: str, resolved: Resolved, platforms: dict[str, PlatformProfile], catalog: Catalog
-) -> list[Cell]:
-    """The recipe compiled on every platform for every mode, engine and backend it allows."""
-    cells = []
-    r = resolved.recipe
-    modes, engines, backends = axis_values(r)
-    for platform, profile in platforms.items():
-        support: dict[tuple[str, str, str], SupportCell] = {
-            (s.mode, s.engine, s.backend): s for s in profile.support
-        }
-        for mode in modes:
-            for engine in engines:
-                for backend in backends:
-                    # only the axes that differ from the recipe's own go on the "command line",
-                    # so the origins read as they would for someone compiling the recipe
-                    req = Request(
-                        name,
-                        platform,
-                        engine=None if engine == r.engine else engine,
-                        mode=None if mode == r.mode else mode,
-                        backend=None if backend == r.backend else backend,
-                        # the page shows a known-broken cell as a known issue, with its plan
-                        allow_known_broken=True,
-                    )
-                    try:
-                        compiled: Compiled | None = compile_request(req, catalog)
-                        assert compiled is not None
-                        diagnostics = compiled.diagnostics
-                    except RlcatError as exc:
-                        compiled, diagnostics = None, exc.diagnostics
-                    cells.append(
-                        Cell(
-                            name,
-                            platform,
-                            mode,
-                            engine,
-                            backend,
-                            compiled,
-                            diagnostics,
-                            support.get((mode, engine, backend)),
-                        )
-                    )
-    return cells

@@ -206,7 +206,8 @@ def matrix_page(site: Site) -> str:
         "# Support matrix\n",
         "Algorithm × backend × engine × mode on every platform, from the platform profiles' support lists "
         "and from compiling every recipe of the catalog in every cell it allows "
-        f"({code('rlcat matrix RECIPE')} does the same for one recipe). "
+        f"({code('rlcat matrix RECIPE')} shows one recipe's cells from the same compiles: a cell is "
+        f"supported or untested only where {code('rlcat compile')} compiles it). "
         "Rows with algorithm *any* are cells a platform lists but no recipe covers yet.\n",
         legend,
         grid_md(site),

@@ -56,12 +56,13 @@ class RecipeView(Protocol):
 
 class ModelView(Protocol):
     """The catalog model: its name, how many positions it has, and its shape as config.json says
-    (None: not known, and a guard that needs the value does not judge it)."""
+    (None, or for the positions a `TODO:` text an import left: not known, and a guard that needs
+    the value does not judge it)."""
 
     @property
     def name(self) -> str: ...
     @property
-    def max_position_embeddings(self) -> int: ...
+    def max_position_embeddings(self) -> int | str: ...
     @property
     def extended_max_position_embeddings(self) -> int | None: ...
     @property

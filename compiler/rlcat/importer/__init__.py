@@ -21,7 +21,7 @@ from pathlib import Path
 from rlcat import inside
 from rlcat.catalog import Catalog
 from rlcat.diagnostics import Diagnostic, RlcatError, diag
-from rlcat.importer.entries import place_entries
+from rlcat.importer.entries import entry_path, place_entries
 from rlcat.importer.roundtrip import Report, prove, render_report, share
 from rlcat.importer.solve import Solution, Solver
 from rlcat.importer.source import SourceRun, read_source
@@ -42,8 +42,6 @@ __all__ = [
     "target_for",
     "write_files",
 ]
-
-_FOLDERS = {"model": "models", "dataset": "datasets"}
 
 
 @dataclass
@@ -88,8 +86,7 @@ def import_run(
     imported = Imported(run, solution, name, diagnostics=[*run.diagnostics, *solution.diagnostics, *findings])
     imported.files[imported.recipe_file] = recipe_text(run, solution, name, provenance)
     for entry in new:
-        path = Path("catalog") / _FOLDERS[entry.kind] / f"{entry.name}.yaml"
-        imported.files[path] = entry_text(entry, run, solution)
+        imported.files[entry_path(entry.kind, entry.name)] = entry_text(entry, run, solution)
     return imported
 
 

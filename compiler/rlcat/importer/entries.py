@@ -1,6 +1,6 @@
-"""The model and dataset a recipe names: a catalog entry that already lowers to what the source
-sets (a built-in one with the same model id, data paths and data settings), else a new entry for
-the import's folder.
+"""The model and dataset a recipe names: the catalog entry the source names (its model id or train
+files, IDENTITY) that already lowers to what the source sets (the same data settings too), else a
+new entry for the import's folder, holding what the source says and a TODO marker for the rest.
 
 An entry matches when putting it in place of the draft's loses none of the source keys the draft
 reproduces and sets no more keys off verl's defaults: the lowering judges, as it judges fields.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import typing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rlcat.catalog import Catalog
@@ -18,10 +19,17 @@ from rlcat.diagnostics import Diagnostic, RlcatError, diag
 from rlcat.importer.probe import DOC_MODELS, Doc, Draft, Leaf, base_types, finals, leaves, probe_values
 from rlcat.importer.solve import Evaluation, Solver
 from rlcat.model.axes import NAME_PATTERN
+from rlcat.model.base import TODO_TEXT, is_todo
 from rlcat.model_facts import FACT_FIELDS, folder_facts, local_folder
 from rlcat.resolve.entries import load_entry
 
 KINDS: tuple[Doc, ...] = ("model", "dataset")
+_FOLDERS = {"model": "models", "dataset": "datasets"}
+
+
+def entry_path(kind: Doc, name: str) -> Path:
+    """Where the import writes a new entry, below its output folder."""
+    return Path("catalog") / _FOLDERS[kind] / f"{name}.yaml"
 
 
 @dataclass
@@ -31,7 +39,7 @@ class NewEntry:
     kind: Doc
     name: str
     data: dict[str, Any]
-    guessed: list[str]  # fields the source does not say, filled so that the entry validates
+    guessed: list[str]  # fields the source does not say, written as TODO markers to fill in
 
 
 def place_entries(
@@ -53,11 +61,11 @@ def place_entries(
             findings.append(
                 diag(
                     "RLC1307",
-                    f"new {kind} entry {entry.name}: the source does not say "
-                    + ", ".join(entry.guessed)
-                    + "; filled in so that it validates (see the comments in the entry)",
+                    f"new {kind} entry {entry_path(kind, entry.name)} needs filling in: the source does "
+                    f"not say {', '.join(entry.guessed)} (written `{TODO_TEXT}`; `rlcat validate` "
+                    "refuses the entry until they are filled)",
                     file=solver.run.file,
-                    hint="correct them from the model's config.json or the dataset's card",
+                    hint="take them from the model's config.json or the dataset's card",
                 )
             )
     return draft, new, findings
@@ -77,6 +85,8 @@ def _matching_entry(
             entry, _ = load_entry(kind, name, DOC_MODELS[kind], catalog)
         except RlcatError:
             continue  # a broken entry never matches; `rlcat validate` reports it
+        if not _named_by_source(solver, kind, entry):
+            continue
         tried = draft.copy()
         setattr(tried, kind, entry.model_dump(by_alias=True, exclude_defaults=True) | {"name": "imported"})
         got = solver.evaluate(tried)
@@ -88,6 +98,27 @@ def _matching_entry(
         if _keeps(got, result):
             return name, tried
     return None
+
+
+# The field that says which model or dataset an entry is: a source that does not give it the same
+# value (or a local copy of it) is not running that entry, whatever else lowers alike.
+IDENTITY: dict[Doc, str] = {"model": "hf_id", "dataset": "train_files"}
+
+
+def _named_by_source(solver: Solver, kind: Doc, entry: Any) -> bool:
+    """Does the source name this entry: every source key its identity field lowers to (the model
+    path, the train files) ends in the same file or folder names as the entry's value? A source that
+    sets none of them names no entry: the import writes a new one, its identity left to fill in."""
+    probe = solver.probes.get(f"{kind}:{IDENTITY[kind]}")
+    keys = sorted((probe.own if probe is not None else set()) & set(solver.source))
+    ours = _last_parts(getattr(entry, IDENTITY[kind]))
+    return bool(keys) and all(_last_parts(solver.source[key].value) == ours for key in keys)
+
+
+def _last_parts(value: Any) -> list[str]:
+    """The last path part of each path in `value` (one path or a list), lowercased."""
+    paths = value if isinstance(value, list) else [value]
+    return [str(p).rstrip("/").rsplit("/", 1)[-1].lower() for p in paths]
 
 
 def _local_copy(source: Any, got: Evaluation, key: str) -> bool:
@@ -119,20 +150,14 @@ def _new_entry(solver: Solver, draft: Draft, kind: Doc, catalog: Catalog, recipe
         filler = data.get(field) in probe_values(leaf) and not isinstance(data.get(field), bool)
         if len(leaf.parts) != 1 or not leaf.required or (lowered and not filler) or _literal(leaf):
             continue
-        if field == "max_position_embeddings":
-            # the least the run needs, so that the context guard judges the recipe, not a guess
-            batch = draft.recipe.get("batch", {})
-            data[field] = int(batch.get("max_prompt_length", 1)) + int(batch.get("max_response_length", 1))
-        elif isinstance(data.get(field), list):
-            data[field] = ["not-known-see-the-recipe-overrides"]
-        else:
-            data[field] = f"not known from {solver.run.file}: fill in"
+        # no guess: a marker `rlcat validate` refuses at its line until someone fills it in
+        data[field] = [TODO_TEXT] if isinstance(data.get(field), list) else TODO_TEXT
         guessed.append(field)
     if kind == "model":
         guessed = _with_local_facts(data, guessed)
     stem = (
         f"{recipe_name}_{kind}"
-        if {"hf_id", "train_files"} & set(guessed)
+        if any(is_todo(data.get(f)) or data.get(f) == [TODO_TEXT] for f in ("hf_id", "train_files"))
         else _entry_name(kind, data, recipe_name)
     )
     name = _unique_name(_bounded(stem), kind, catalog)
@@ -164,7 +189,7 @@ def _entry_name(kind: Doc, data: dict[str, Any], recipe_name: str) -> str:
         stem = parts[-1].rsplit(".", 1)[0]
         if stem in ("train", "test", "data", "") and len(parts) > 1:
             stem = parts[-2]
-    name = re.sub(r"[^a-z0-9_.\-]+", "_", stem.lower()).strip("_.-")
+    name = re.sub(r"[^a-z0-9_.]+", "_", stem.lower()).strip("_.-")  # the catalog's own way: qwen3_8b
     return name if re.match(NAME_PATTERN, name) else f"{recipe_name}_{kind}"
 
 
@@ -178,15 +203,22 @@ def _bounded(stem: str) -> str:
     return stem[:MAX_STEM].rstrip("_.-") or "imported"
 
 
+def same_name(name: str) -> str:
+    """A name as people read it: `dapo-math-17k`, `DAPO_Math_17k` and `dapo_math_17k` are one."""
+    return name.lower().replace("-", "_")
+
+
 def _unique_name(name: str, kind: Doc, catalog: Catalog) -> str:
+    """`name`, or `name_2`, `name_3`, ... when the catalog holds an entry whose name reads the same
+    (same_name): a new entry never looks like one it is not (a matching one was reused)."""
     try:
-        taken = set(catalog.names(kind))
+        taken = {same_name(n) for n in catalog.names(kind)}
     except RlcatError:
         taken = set()
-    if name not in taken:
+    if same_name(name) not in taken:
         return name
     for n in range(2, 100):
-        if f"{name}_{n}" not in taken:
+        if same_name(f"{name}_{n}") not in taken:
             return f"{name}_{n}"
     return f"{name}_imported"
 

@@ -10,8 +10,10 @@ from typing import Any
 
 from rlcat.diagnostics import Diagnostic, RlcatError
 from rlcat.importer.entries import NewEntry
+from rlcat.importer.probe import DOC_MODELS
 from rlcat.importer.solve import Solution
 from rlcat.importer.source import SourceRun, SourceSetting
+from rlcat.model.base import to_fill_in
 from rlcat.model.recipe import Provenance, Recipe
 from rlcat.syntax.bash import comment_line
 from rlcat.syntax.yaml_text import yaml_document
@@ -83,14 +85,17 @@ def _summary(recipe: Mapping[str, Any], provenance: Provenance) -> str:
 
 def entry_text(entry: NewEntry, run: SourceRun, solution: Solution) -> str:
     """A new catalog entry, under a comment naming the source and the fields it had to guess."""
-    notes: dict[str, list[str]] = {}
-    for key, setting in solution.typed.items():
-        if setting.origin.field == entry.kind and key in run.settings:
-            notes.setdefault("", []).append(_note(run.settings[key]))
+    carried = [
+        _note(run.settings[key])
+        for key, setting in solution.typed.items()
+        if setting.origin.field == entry.kind and key in run.settings
+    ]
     head = [comment_line(f"Written by `rlcat import` from {run.file}")]
-    head += [comment_line(f"  {note}") for note in notes.get("", [])[:_MAX_NOTES]]
+    head += [comment_line(f"  {note}") for note in carried[:_MAX_NOTES]]
+    notes: dict[str, list[str]] = {}
     for guessed in entry.guessed:
-        notes[guessed] = [f"not in the source: {_why_guessed(guessed)}"]
+        what = to_fill_in(DOC_MODELS[entry.kind], guessed)
+        notes[guessed] = [f"TODO: fill in {what}: the source gives no value an entry can hold"]
     return "\n".join([*head, *_at_source(lambda: _lines(entry.data, (), 0, notes), run, solution)]) + "\n"
 
 
@@ -132,12 +137,6 @@ def _source_setting(key: str, run: SourceRun, solution: Solution) -> SourceSetti
         if key == owner or key.startswith(owner + ".") or owner.startswith(key + "."):
             return run.settings[source_key]
     return None
-
-
-def _why_guessed(field: str) -> str:
-    if field == "max_position_embeddings":
-        return "set to prompt + response, the least the run needs; take it from config.json"
-    return "fill in"
 
 
 def _notes_by_field(solution: Solution, run: SourceRun) -> dict[str, list[str]]:

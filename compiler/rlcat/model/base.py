@@ -51,3 +51,45 @@ class Strict(BaseModel):
         defer_build=True,
         allow_inf_nan=False,  # no NaN or infinite temperature, learning rate or coefficient
     )
+
+
+# What `rlcat import` writes into a catalog entry where its source does not say the value (a
+# model's size, a dataset's summary, the data files a script gives only through a variable): a
+# marker, never a guess. The schema accepts it (the imported recipe compiles and proves its round
+# trip), `rlcat validate` refuses it (RLC107) at its line until someone fills it in.
+TODO_MARK = "TODO:"
+TODO_TEXT = f"{TODO_MARK} fill in"
+
+
+def is_todo(value: object) -> bool:
+    """Is `value` a TODO marker (text starting `TODO:`) left to fill in?"""
+    return isinstance(value, str) and value.lstrip().startswith(TODO_MARK)
+
+
+def todo_markers(data: object, path: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], str]]:
+    """The TODO markers in parsed YAML `data` with their paths, in document order."""
+    if isinstance(data, str):
+        return [(path, data)] if is_todo(data) else []
+    if isinstance(data, dict):
+        return [found for key, value in data.items() for found in todo_markers(value, (*path, key))]
+    if isinstance(data, list):
+        return [found for i, value in enumerate(data) for found in todo_markers(value, (*path, i))]
+    return []
+
+
+def to_fill_in(model: type[BaseModel], field: str) -> str:
+    """What to put where a TODO marker stands: the field and the first clause of its description
+    (`size (Parameter count as people say it, e.g. 7B or 35B-A3B)`)."""
+    info = model.model_fields.get(field)
+    described = info.description if info is not None and info.description else ""
+    return f"{field} ({described.split(' (', 1)[0].split(';', 1)[0]})" if described else field
+
+
+def _todo_only(value: str) -> str:
+    if not is_todo(value):
+        raise ValueError(f"a number, or a '{TODO_TEXT}' marker left to fill in")
+    return value
+
+
+# A field whose value may be left to fill in although its type is not text (a model's positions).
+Todo = Annotated[str, AfterValidator(_todo_only)]

@@ -73,13 +73,19 @@ def _diagnostics(model: type[BaseModel], exc: ValidationError, locate: Locator) 
             )
         )
         errors = errors[:MAX_EXPLAINED]
+    union_keys: set[str] = set()
     for err in errors:
         loc = tuple(err["loc"])
         named = (err.get("ctx") or {}).get("field")
         if isinstance(named, str):  # a model validator's error about one field (field_error)
             loc = (*loc, *named.split("."))
         # unions report one error per member; the tags (e.g. 'int', 'str') are not part of the path
+        tagged = len(loc)
         loc = tuple(p for p in loc if not (isinstance(p, str) and _is_union_tag(p)))
+        if len(loc) < tagged and dotted(loc) in union_keys:
+            continue  # a union's first member speaks for it (`int | Todo`: "expected an integer")
+        if len(loc) < tagged:
+            union_keys.add(dotted(loc))
         bad_key = bool(loc) and loc[-1] == "[key]"  # pydantic marks errors in a mapping's keys so
         if bad_key:
             loc = loc[:-1]

@@ -8,7 +8,8 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from rlcat.catalog import Catalog, Kind, display_path
-from rlcat.diagnostics import RlcatError, diag
+from rlcat.diagnostics import Diagnostic, RlcatError, diag
+from rlcat.model.base import to_fill_in, todo_markers
 from rlcat.model.plan import Layer, Origin
 from rlcat.model.platform import PlatformProfile
 from rlcat.model.validate import validate
@@ -43,6 +44,24 @@ def check_name(doc: Document, path: Path, kind: str, name: str) -> None:
             )
         ]
     )
+
+
+def todo_problems(model: type[BaseModel], doc: Document) -> list[Diagnostic]:
+    """RLC107 at every `TODO:` marker of an entry file (model.base.is_todo: what `rlcat import`
+    writes where its source does not say a value), with what the field holds as the hint."""
+    found = []
+    for path, marker in todo_markers(doc.data):
+        key = ".".join(str(p) for p in path)
+        found.append(
+            diag(
+                "RLC107",
+                f"{key} is left to fill in: {marker!r}",
+                **doc.locate(path),
+                key=key,
+                hint=f"replace the marker with the real value: {to_fill_in(model, str(path[0]))}",
+            )
+        )
+    return found
 
 
 # Validated catalog entries per parsed file (entries are frozen models, safe to share).

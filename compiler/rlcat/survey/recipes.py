@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rlcat.catalog import Catalog
-from rlcat.compile.assemble import Request, compile_request
-from rlcat.diagnostics import RlcatError, Severity, is_guard_code
+from rlcat.compile.assemble import Compiled, Request, compile_request
+from rlcat.diagnostics import Diagnostic, RlcatError, Severity, is_guard_code
 from rlcat.lower.platform import profile_names
 from rlcat.model.axes import SPLIT_MODES
 from rlcat.model.plan import Plan, Setting
+from rlcat.model.platform import PlatformProfile, SupportCell
 from rlcat.model.recipe import Recipe
 from rlcat.resolve.entries import load_platform
 from rlcat.resolve.extends import load_recipe_source
@@ -77,7 +78,110 @@ def _origin(s: Setting) -> str:
 
 
 @dataclass
+class CompiledCell:
+    """One recipe compiled for one platform, mode, engine and backend as `rlcat compile` compiles
+    it (or the reason it did not): the one compile behind `rlcat matrix` and the docs' matrix."""
+
+    recipe: str
+    platform: str
+    mode: str
+    engine: str
+    backend: str
+    compiled: Compiled | None
+    diagnostics: list[Diagnostic]
+    support: SupportCell | None
+    # the error codes `rlcat compile` gives the cell without --allow-known-broken (none: it compiles)
+    refused: list[str] = field(default_factory=list)
+
+    @property
+    def compiles(self) -> bool:
+        """Whether `rlcat compile` compiles the cell: a known-broken cell is compiled here with
+        --allow-known-broken, to show its plan, and still does not."""
+        return not self.refused
+
+    @property
+    def status(self) -> str:
+        """The platform's word on this cell: supported, untested, known-broken, or unknown."""
+        return self.support.status if self.support else "unknown"
+
+    @property
+    def guards(self) -> list[Diagnostic]:
+        """Guard findings (RLC5xx-9xx), in the order the compile reported them."""
+        return [d for d in self.diagnostics if is_guard_code(d.code)]
+
+    @property
+    def guard_ids(self) -> list[str]:
+        return sorted({d.code for d in self.guards})
+
+    @property
+    def known_issue(self) -> bool:
+        """A known issue: the platform marks the cell broken, it does not compile, or a guard
+        reports a warning or an error that it could not fix."""
+        return (
+            self.status == "known-broken"
+            or not self.compiles
+            or any(d.severity >= Severity.WARNING for d in self.guards)
+        )
+
+
+def compile_cells(
+    recipe: str, resolved: Resolved, platforms: dict[str, PlatformProfile], catalog: Catalog
+) -> list[CompiledCell]:
+    """The recipe compiled on every platform for every mode, engine and backend it allows, each as
+    `rlcat compile RECIPE --platform P [--engine E] [--mode M]` compiles it."""
+    cells = []
+    r = resolved.recipe
+    modes, engines, backends = axis_values(r)
+    for platform, profile in platforms.items():
+        support: dict[tuple[str, str, str], SupportCell] = {
+            (s.mode, s.engine, s.backend): s for s in profile.support
+        }
+        for mode in modes:
+            for engine in engines:
+                for backend in backends:
+                    # only the axes that differ from the recipe's own go on the "command line",
+                    # so the origins read as they would for someone compiling the recipe
+                    req = Request(
+                        recipe,
+                        platform,
+                        engine=None if engine == r.engine else engine,
+                        mode=None if mode == r.mode else mode,
+                        backend=None if backend == r.backend else backend,
+                        # the docs show a known-broken cell as a known issue, with its plan
+                        allow_known_broken=True,
+                    )
+                    compiled: Compiled | None
+                    try:
+                        compiled = compile_request(req, catalog)
+                        diagnostics = compiled.diagnostics
+                    except RlcatError as exc:
+                        compiled, diagnostics = None, exc.diagnostics
+                    cell = support.get((mode, engine, backend))
+                    refused = _refused(compiled, diagnostics, cell, "RLC303" in r.allow)
+                    cells.append(
+                        CompiledCell(
+                            recipe, platform, mode, engine, backend, compiled, diagnostics, cell, refused
+                        )
+                    )
+    return cells
+
+
+def _refused(
+    compiled: Compiled | None, diagnostics: list[Diagnostic], support: SupportCell | None, allowed: bool
+) -> list[str]:
+    """The error codes of a cell compiled with --allow-known-broken as a compile without the flag
+    gives them: RLC303 first where only the flag accepted a known-broken cell."""
+    by_flag = support is not None and support.status == "known-broken" and not allowed
+    if compiled is not None:
+        return ["RLC303"] if compiled.known_broken_by_flag else []
+    errors = [d.code for d in diagnostics if d.severity >= Severity.ERROR]
+    return ["RLC303", *errors] if by_flag and "RLC303" not in errors else errors
+
+
+@dataclass
 class Cell:
+    """A row of `rlcat matrix`: what compile_cells found for one cell."""
+
     platform: str
     mode: str
     engine: str
@@ -106,30 +210,17 @@ def axis_values(r: Recipe) -> tuple[list[str], list[str], list[str]]:
 
 
 def matrix(recipe: str, catalog: Catalog, platforms: list[str] | None = None) -> list[Cell]:
-    """Compile every mode × engine × backend cell the recipe allows on every platform."""
-    modes, engines, backends = axis_values(resolve(load_recipe_source(recipe, catalog), catalog).recipe)
-    cells = []
-    for platform in platforms or sorted(catalog.names("platform")):
-        profile, _ = load_platform(platform, catalog)
-        support: dict[tuple[str, str, str], str] = {
-            (s.mode, s.engine, s.backend): s.status for s in profile.support
-        }
-        for mode in modes:
-            for engine in engines:
-                for backend in backends:
-                    status = support.get((mode, engine, backend), "unknown")
-                    req = Request(recipe, platform, engine=engine, mode=mode, backend=backend)
-                    try:
-                        c = compile_request(req, catalog)
-                    except RlcatError as exc:
-                        errors = [d.code for d in exc.diagnostics if d.severity >= Severity.ERROR]
-                        fired = sorted({d.code for d in exc.diagnostics if is_guard_code(d.code)})
-                        cells.append(Cell(platform, mode, engine, backend, False, status, fired, errors))
-                        continue
-                    cells.append(
-                        Cell(platform, mode, engine, backend, True, status, sorted(set(c.guards_fired)))
-                    )
-    return cells
+    """Every mode × engine × backend cell the recipe allows on every platform, from compile_cells
+    (the compile the docs' matrix reads too)."""
+    resolved = resolve(load_recipe_source(recipe, catalog), catalog)
+    names = platforms or sorted(catalog.names("platform"))
+    profiles = {name: load_platform(name, catalog)[0] for name in names}
+    return [matrix_row(c) for c in compile_cells(recipe, resolved, profiles, catalog)]
+
+
+def matrix_row(c: CompiledCell) -> Cell:
+    """The `rlcat matrix` row of a compiled cell."""
+    return Cell(c.platform, c.mode, c.engine, c.backend, c.compiles, c.status, c.guard_ids, c.refused)
 
 
 def list_recipes(

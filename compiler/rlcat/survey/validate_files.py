@@ -26,7 +26,7 @@ from rlcat.model.platform import PlatformProfile
 from rlcat.model.project import ProjectSettings
 from rlcat.model.results import Result
 from rlcat.read.document import Document, load_yaml
-from rlcat.resolve.entries import check_name, validate_document
+from rlcat.resolve.entries import check_name, todo_problems, validate_document
 from rlcat.resolve.extends import load_recipe_source
 from rlcat.resolve.findings import recipe_anchors, relocate
 from rlcat.resolve.recipe import resolve
@@ -130,7 +130,7 @@ def _validate_entry(path: Path, kind: Kind, catalog: Catalog) -> list[Diagnostic
     if isinstance(entry, Result):
         return result_problems(entry, doc, catalog)
     if not isinstance(entry, PlatformProfile):
-        return []
+        return todo_problems(ENTRY_MODELS[kind], doc)
     found = _platform_environment(entry, doc) + _platform_docker_run(entry, doc)
     if entry.verl_index not in available_versions():
         # a profile names a release whose key index rlcat ships, never a folder of its own
@@ -202,6 +202,14 @@ def _validate_recipe(
 ) -> list[Diagnostic]:
     source = load_recipe_source(str(path), catalog)
     recipe = resolve(source, catalog).recipe
+    # the model and dataset it names, until filled in (on_validated_file moves them onto `model:`)
+    named: list[tuple[Kind, str]] = [("model", recipe.model), ("dataset", recipe.dataset)]
+    left = [
+        d
+        for kind, name in named
+        for entry_file in [catalog.find(kind, name)]
+        for d in todo_problems(ENTRY_MODELS[kind], load_yaml(entry_file, display_path(entry_file)))
+    ]
     targets = platforms or list(dict.fromkeys([*defaults, *recipe.platforms]))
     known = catalog.names("platform")
     targets = [t for t in targets if t in known]
@@ -215,4 +223,4 @@ def _validate_recipe(
         except RlcatError as exc:
             diagnostics = exc.diagnostics
         found += [(platform, d) for d in diagnostics]
-    return one_per_problem(found, targets)
+    return left + one_per_problem(found, targets)
