@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_launch_ray import assert_plan_received, compiled_plan
+from test_launch_ray import _alive, _wait_until, assert_plan_received, compiled_plan
 
 from conftest import Result
 
@@ -494,12 +494,9 @@ def test_a_timeout_cancels_the_running_job_and_leaves_nothing(
     said = f"RLC1010 error: Slurm job {job.group(1)} did not end within --timeout 20 s; it was cancelled"
     assert said in result.err and "Traceback" not in result.err
     # nothing of the job is left: no step, no Ray on either node, no trainer
-    deadline = time.monotonic() + 60
-    while (in_cluster.jobs() or in_cluster.ray_pids()) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert in_cluster.jobs() == [] and in_cluster.ray_pids() == []
+    _wait_until(lambda: not in_cluster.jobs() and not in_cluster.ray_pids(), "the job left processes", 60)
     shown = in_cluster.run("scontrol", "show", "job", "-o", job.group(1)).stdout
     assert "JobState=CANCELLED" in shown, shown
     held = in_cluster.out / "held.json"
     if held.exists():  # the trainer had started: it ended with its job
-        assert not Path(f"/proc/{in_cluster.record('held')['pid']}").exists()
+        assert not _alive(in_cluster.record("held")["pid"])
