@@ -19,6 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 JSON = "application/json"
+# RFC 6455, section 1.3, as the RFC prints it (the servers here answer as aiohttp, Ray's, does)
+WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 # Ray's dashboard sends a job's log in parts of at most 10 lines or 20,000 characters
 # (ray/dashboard/modules/job/utils.py, file_tail_iterator): the size of each websocket message here
 TAIL_CHUNK_CHARS = 20_000
@@ -175,9 +177,7 @@ def fake_ray_servers() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
                     self.wfile.write(body)
                     return
                 key = self.headers["Sec-WebSocket-Key"].encode()
-                accept = base64.b64encode(
-                    hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC11B65").digest()
-                )
+                accept = base64.b64encode(hashlib.sha1(key + WEBSOCKET_GUID).digest())
                 self.send_response(101)
                 self.send_header("Upgrade", "websocket")
                 self.send_header("Connection", "Upgrade")

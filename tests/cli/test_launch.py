@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 import yaml
-from fake_ray_api import FakeRay, fake_ray_servers
+from fake_ray_api import WEBSOCKET_GUID, FakeRay, fake_ray_servers
 
 import rlcat
 from rlcat.cli.process import Terminated
@@ -34,7 +34,7 @@ from rlcat.launch.base import LaunchOptions
 from rlcat.launch.checks import gpus_fit
 from rlcat.launch.command import GpuPool
 from rlcat.launch.kuberay import k8s_env_value
-from rlcat.launch.ray_rest import LogTail
+from rlcat.launch.ray_rest import LogTail, websocket_accept
 from rlcat.launch.targets import TARGETS
 
 from conftest import Result
@@ -829,6 +829,11 @@ def test_a_failed_jobs_reason_is_rays_not_the_trainers_last_print(
     assert "saving checkpoint" not in result.err
 
 
+def test_the_websocket_handshake_is_rfc_6455s() -> None:
+    # the RFC's own worked example (section 1.3): the answer a real server (aiohttp, Ray's) sends
+    assert websocket_accept(b"dGhlIHNhbXBsZSBub25jZQ==") == b"s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+
 def test_the_log_websocket_reads_what_rfc_6455_allows_a_server_to_send() -> None:
     # a message in three parts with a character cut between two, lengths in 7, 16 and 64 bits, a
     # ping in between (answered with a pong), then the close frame
@@ -848,9 +853,7 @@ def test_the_log_websocket_reads_what_rfc_6455_allows_a_server_to_send() -> None
             request += connection.recv(4096)
         key = re.search(rb"Sec-WebSocket-Key: (\S+)", request)
         assert key is not None
-        accept = base64.b64encode(
-            hashlib.sha1(key.group(1) + b"258EAFA5-E914-47DA-95CA-C5AB0DC11B65").digest()
-        )
+        accept = base64.b64encode(hashlib.sha1(key.group(1) + WEBSOCKET_GUID).digest())
         head = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         connection.sendall(head + b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
         for at in range(0, len(frames), 1000):  # cut anywhere, as TCP may

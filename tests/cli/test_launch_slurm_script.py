@@ -202,3 +202,29 @@ def test_an_ended_jobs_exit_code_is_what_sbatch_wait_would_return(
     state: str, exit_code: str | None, expected: int
 ) -> None:
     assert slurm_submit._exit_code(state, exit_code) == expected
+
+
+DENIED = "scancel: error: Kill job error on job id 42: Access/permission denied"
+
+
+def test_a_cancel_slurm_refuses_is_never_said_to_have_cancelled(
+    rlcat: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # a running job whose `scancel` fails (another user's job, a controller that went away): the
+    # --timeout must not say the job was cancelled
+    fakes = {
+        "sbatch": 'cat >/dev/null\necho 42\nfor w in "$@"; do [ "$w" = --wait ] && exec sleep 60; done\n',
+        "scontrol": "echo 'JobId=42 JobState=RUNNING Reason=None'\n",
+        "scancel": f"echo '{DENIED}' >&2\nexit 1\n",
+    }
+    for name, body in fakes.items():
+        (tmp_path / name).write_text("#!/bin/sh\n" + body)
+        (tmp_path / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    monkeypatch.chdir(tmp_path)
+    result = slurm(rlcat, "--submit", "--wait", "--timeout", "1")
+    assert result.code == 1, result.err
+    assert f"RLC1010 warning: could not cancel Slurm job 42: {DENIED}" in result.err
+    said = "did not end within --timeout 1 s; rlcat could not cancel it: it may still be running"
+    assert said in result.err
+    assert "it was cancelled" not in result.err and "Slurm job 42 cancelled" not in result.err

@@ -1,11 +1,15 @@
 """`rlcat launch --target ray-job` against a real Ray cluster: a head on 127.0.0.2 and a worker on
-127.0.0.3, four fake GPUs each (`--num-gpus`, so placement is real), the stand-in trainer of
+127.0.0.3, eight fake GPUs each (`--num-gpus`, so placement is real), the stand-in trainer of
 tests/data/launch/stub on the cluster's PYTHONPATH.
 
-Asserted: the argv and env of the plan arrive unchanged in the driver and on every node, the env
+Asserted: shipped recipes launch in their own shapes, unreshaped (1 × 8 and 2 × 8, CUDA and ROCm,
+colocated and fully async); every argv word and every env entry the trainer receives, in the driver
+and on every node, is the one `rlcat compile --format json` gives for the same recipe and settings
+(the job's whole runtime env is the plan's env and RAY_AUTH_MODE, nothing else); the env
 probe ran on both nodes before the trainer, the overrides compose with Hydra against the verl tree
 of the platform's release, a local --working-dir (uploaded by Ray's public JobSubmissionClient)
-is the working directory of the driver and of every node, less its excludes, and each failure a
+is the working directory of the driver and of every node, less its excludes; the console script,
+run as a process, stops the running job on SIGTERM, leaves no trainer process, and exits 143; each failure a
 check predicts happens on real Ray when the check is bypassed (a runtime-env key verl's ray.init
 also sets; `$` in an env value and a NOSET variable without entrypoint CPUs, which the env probe
 then finds on every node and fails the job), while `rlcat launch` refuses them, and a plan that
@@ -30,7 +34,6 @@ import json
 import os
 import re
 import secrets
-import shlex
 import shutil
 import signal
 import socket
@@ -61,12 +64,12 @@ pytestmark = pytest.mark.xdist_group("real-engines")
 
 STUB = Path(__file__).resolve().parent.parent / "data" / "launch" / "stub"
 HEAD_IP, WORKER_IP = "127.0.0.2", "127.0.0.3"
-GPUS_PER_NODE = 4
+GPUS_PER_NODE = 8
 START_SECONDS = 120  # bound on each `ray start`
 JOB_SECONDS = 180  # bound on each job
-RECIPE = "gsm8k_qwen3_8b_fsdp"
-# a 2 × 4 GPU plan: one GPU bundle per node of the test cluster
-TWO_NODES = ("--set", "resources.nodes=2", "--set", "resources.gpus_per_node=4")
+RECIPE = "gsm8k_qwen3_8b_fsdp"  # shipped as 1 × 8 (colocated)
+TWO_BY_EIGHT = "ppo_qwen2_7b_gsm8k"  # shipped as 2 × 8 (colocated)
+FULLY_ASYNC = "qwen3_5_35b_megatron_async"  # shipped as 2 × 8: 8 trainer GPUs + 8 rollout GPUs
 TRICKY = "a b'c\"d;e|f&g*h?[i] {j} `k` \\l"
 TOKEN = secrets.token_hex(16)  # the cluster's; rlcat reads it from RAY_AUTH_TOKEN, as Ray's clients do
 AUTH = ("--ray-auth-mode", "token")
@@ -97,8 +100,10 @@ class RayCluster:
 
     def stop(self) -> None:
         """Stop this cluster's processes by their PIDs (never `ray stop`, which would stop every Ray
-        of this user on the machine): SIGTERM, then SIGKILL for what is left after 10 s."""
-        for sig, grace in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+        of this user on the machine): SIGTERM, then SIGKILL for what is left after 2 s (the GCS,
+        the raylets and the autoscaler's monitor take Ray 2.60 over 10 s to end on SIGTERM; the
+        test's cluster keeps nothing worth their orderly end, as `ray stop --force` does not)."""
+        for sig, grace in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
             for pid in self.pids():
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, sig)
@@ -116,6 +121,19 @@ def _free_port(host: str) -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def agent_ports(host: str) -> tuple[str, ...]:
+    """Ports of a node's own for its agents: with Ray's defaults, two nodes (or two heads) on one
+    machine race for the same ones, and the loser's dashboard agent has no HTTP port (the job
+    server then answers "No available agent to submit job", or fails to read the log of a job whose
+    driver runs on that node)."""
+    return (
+        f"--dashboard-agent-listen-port={_free_port(host)}",
+        f"--dashboard-agent-grpc-port={_free_port(host)}",
+        f"--runtime-env-agent-port={_free_port(host)}",
+        f"--metrics-export-port={_free_port(host)}",
+    )
 
 
 def _ray(cluster_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -164,6 +182,7 @@ def ray_cluster() -> Iterator[RayCluster]:
             "--include-dashboard=true",
             f"--temp-dir={root / 'ray'}",
             "--num-cpus=2",
+            *agent_ports(HEAD_IP),
             *common,
         )
         worker_args = (
@@ -175,6 +194,7 @@ def ray_cluster() -> Iterator[RayCluster]:
             # (the driver's working directory) if the two nodes shared one
             f"--temp-dir={root / 'ray-worker'}",
             "--num-cpus=1",
+            *agent_ports(WORKER_IP),
             *common,
         )
         # Ray gives a raylet 30 s to register (ray/_private/node.py, not configurable); on a busy
@@ -200,16 +220,24 @@ def ray_cluster() -> Iterator[RayCluster]:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def _launch(rlcat: Callable[..., Result], cluster: RayCluster, name: str, *args: str) -> Result:
+def _launch(
+    rlcat: Callable[..., Result],
+    cluster: RayCluster,
+    name: str,
+    *args: str,
+    recipe: str = RECIPE,
+    platform: str = "cuda",
+) -> Result:
     return rlcat(
         "launch",
-        RECIPE,
+        recipe,
+        "--platform",
+        platform,
         "--target",
         "ray-job",
         *AUTH,
         "--set",
         f"trainer.experiment={name}",
-        *TWO_NODES,
         *args,
         "--submit",
         "--wait",
@@ -220,9 +248,42 @@ def _launch(rlcat: Callable[..., Result], cluster: RayCluster, name: str, *args:
     )
 
 
+def compiled_plan(rlcat: Callable[..., Result], recipe: str, platform: str, *args: str) -> dict[str, Any]:
+    """`rlcat compile RECIPE -p PLATFORM --format json ARGS...`: the plan every launch of the same
+    recipe and settings must deliver, word for word (the oracle, not any launch artifact)."""
+    result = rlcat("compile", recipe, "--platform", platform, "--format", "json", *args)
+    assert result.code == 0, result.err
+    plan: dict[str, Any] = json.loads(result.out)
+    return plan
+
+
+def assert_plan_received(record: dict[str, Any], plan: dict[str, Any], launch_env: dict[str, str]) -> None:
+    """The stand-in trainer got the plan: its module is the plan's entrypoint, its argv is
+    `--config-name=NAME` and then every override of the plan in order, each word as compiled, and
+    the driver and every node's Ray worker hold each entry of the plan's env (with `launch_env`,
+    what the launch adds by design, such as RAY_AUTH_MODE) with its compiled value."""
+    assert record["module"] == plan["entrypoint"]
+    assert record["argv"] == [f"--config-name={plan['config_name']}", *plan["overrides"]]
+    env = plan["env"] | launch_env
+    assert record["nodes"], record.get("ray_error")
+    for where in [record["driver_env"], *(node["env"] for node in record["nodes"])]:
+        assert {k: where.get(k) for k in env} == env
+    assert record["composed"], record.get("compose_error")
+
+
+def _job_env(cluster: RayCluster, said: str) -> dict[str, str]:
+    """The env_vars of the runtime env of the job rlcat said it submitted, as Ray holds them (every
+    variable the submission set; the rest of the trainer's env is the cluster's own)."""
+    job = re.search(r"RLC1010 info: submitted (raysubmit_\w+)", said)
+    assert job, said
+    info = RayJobsClient(cluster.address, token=TOKEN).info(job.group(1))
+    env: dict[str, str] = info["runtime_env"]["env_vars"]
+    return env
+
+
 def _bypassing_checks(cluster: RayCluster, name: str, sets: list[str], cpus: float = 1.0) -> dict[str, Any]:
     """Submit the launch rlcat would refuse, straight through the REST client: what real Ray does."""
-    sets = [f"trainer.experiment={name}", "resources.nodes=2", "resources.gpus_per_node=4", *sets]
+    sets = [f"trainer.experiment={name}", *sets]
     compiled = compile_request(Request(RECIPE, "cuda", sets=sets))
     launch = Launch(compiled, launch_command(compiled, "token"), LaunchOptions(entrypoint_cpus=cpus))
     client = RayJobsClient(cluster.address, token=TOKEN)
@@ -258,64 +319,51 @@ def _submitting_user(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- the plan arrives as it was made ------------------------------------------------------------
 
 
-def test_argv_and_env_arrive_unchanged_on_every_node(
+def test_a_shipped_2x8_rocm_plan_arrives_as_compiled_on_every_node(
     rlcat: Callable[..., Result], ray_cluster: RayCluster
 ) -> None:
     name = "delivered"
-    extra = (
+    plan_args = (
+        "--set",
+        f"trainer.experiment={name}",
         "--set",
         f"env.RLCAT_PROBE={TRICKY}",
-        "--set",
-        "env.RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES='1'",
-    )
-    tricky = (
         "--override",
         f"+trainer.rlcat_probe='{TRICKY.replace(chr(92), chr(92) * 2).replace(chr(39), chr(92) + chr(39))}'",
         "--override",
         "+trainer.rlcat_interp=${oc.env:HOME}/x",
     )
-    result = _launch(rlcat, ray_cluster, name, *extra, *tricky)
+    result = _launch(rlcat, ray_cluster, name, *plan_args[2:], recipe=TWO_BY_EIGHT, platform="rocm")
     assert result.code == 0, result.err + result.out[-3000:]
     assert "rlcat stand-in: ok" in result.out  # the job's logs, streamed
-    emitted = rlcat(
-        "launch",
-        RECIPE,
-        "--target",
-        "ray-job",
-        *AUTH,
-        "--set",
-        f"trainer.experiment={name}",
-        *TWO_NODES,
-        *extra,
-        *tricky,
-    )
-    body = json.loads(emitted.out)
-    words = shlex.split(body["entrypoint"])
-    argv = words[words.index("&&") + 2 :]  # the env probe && exec python3 -m MODULE ...
+    plan = compiled_plan(rlcat, TWO_BY_EIGHT, "rocm", *plan_args)
+    assert "trainer.nnodes=2" in plan["overrides"] and "trainer.n_gpus_per_node=8" in plan["overrides"]
     record = ray_cluster.record(name)
-    assert record["module"] == "verl.trainer.main_ppo"
-    assert record["argv"] == argv[3:]  # python3 -m MODULE, then exactly what rlcat rendered
+    assert_plan_received(record, plan, {"RAY_AUTH_MODE": "token"})
+    # the job's env is the plan's and the auth mode, nothing else of rlcat's
+    assert _job_env(ray_cluster, result.err) == plan["env"] | {"RAY_AUTH_MODE": "token"}
+    assert plan["env"]["RLCAT_PROBE"] == TRICKY
+    assert plan["env"]["RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES"] == "1"
+    assert record["release"] == plan["verl_index"] == "0.9.0"  # ROCm's release: composed against it
+    assert '+trainer.rlcat_interp="${oc.env:HOME}/x"' in record["argv"]  # a live interpolation
     # the env probe ran on both nodes before the trainer, and found the plan's env
     assert f"as planned on 2 node(s): {HEAD_IP}, {WORKER_IP}" in result.out
     assert result.out.index("rlcat env probe:") < result.out.index("rlcat stand-in: ok")
-    assert '+trainer.rlcat_interp="${oc.env:HOME}/x"' in record["argv"]  # a live interpolation
-    env = body["runtime_env"]["env_vars"]
-    assert env["RLCAT_PROBE"] == TRICKY
-    for where in [record["driver_env"], *(node["env"] for node in record["nodes"])]:
-        assert {k: where.get(k) for k in env} == env
     assert sorted(node["ip"] for node in record["nodes"]) == [HEAD_IP, WORKER_IP]
     assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
-    assert record["composed"], record.get("compose_error")
     # the log, followed on the dashboard's tail websocket: Ray's echo of the entrypoint shows the
     # trainer's line, not the env probe's thirty lines of source
     echo = "(rlcat env probe) && exec python3 -m verl.trainer.main_ppo --config-name="
     assert re.search(r"^Running entrypoint for job raysubmit_\w+: " + re.escape(echo), result.out, re.M)
     assert "NodeAffinitySchedulingStrategy" not in result.out and "env_differences" not in result.out
+    assert "does not stream the job's log" not in result.err  # the websocket handshake is RFC 6455's
 
 
-def test_a_local_working_dir_arrives_on_every_node(
+def test_a_fully_async_plan_and_a_local_working_dir_arrive_on_every_node(
     rlcat: Callable[..., Result], ray_cluster: RayCluster, tmp_path: Path
 ) -> None:
+    # the shipped 2 × 8 fully-async plan on CUDA: its own entrypoint, a trainer pool and a rollout
+    # pool of 8 GPUs each (one node each), uploaded code beside it
     folder = tmp_path / "project"
     (folder / "pkg").mkdir(parents=True)
     reward = "def score(answer):\n    return 1.0  # uploaded by rlcat\n"
@@ -324,15 +372,96 @@ def test_a_local_working_dir_arrives_on_every_node(
     (folder / "scratch").mkdir()
     (folder / "scratch" / "notes.txt").write_text("stays here\n")
     (folder / "model.safetensors").write_bytes(b"\0" * 64)  # rlcat's default excludes
-    result = _launch(rlcat, ray_cluster, "working_dir", "--working-dir", str(folder))
+    result = _launch(rlcat, ray_cluster, "working_dir", "--working-dir", str(folder), recipe=FULLY_ASYNC)
     assert result.code == 0, result.err + result.out[-3000:]
     record = ray_cluster.record("working_dir")
+    plan = compiled_plan(rlcat, FULLY_ASYNC, "cuda", "--set", "trainer.experiment=working_dir")
+    assert plan["entrypoint"] == "verl.experimental.fully_async_policy.fully_async_main"
+    assert {"trainer.n_gpus_per_node=8", "rollout.nnodes=1", "rollout.n_gpus_per_node=8"} <= {
+        *plan["overrides"]
+    }
+    assert_plan_received(record, plan, {"RAY_AUTH_MODE": "token"})
+    assert _job_env(ray_cluster, result.err) == plan["env"] | {"RAY_AUTH_MODE": "token"}
+    assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
     uri = record["working_dir"]  # the job's runtime_env on the cluster
     assert re.fullmatch(r"gcs://_ray_pkg_[0-9a-f]{16}\.zip", uri), uri
     assert f"--working-dir {folder} RLC1010 info: uploaded as {uri}" in result.err
     arrived = {".gitignore": "scratch/\n", "pkg/reward.py": reward}
     assert record["working_dir_files"] == arrived  # the driver's working directory
     assert [node["working_dir_files"] for node in record["nodes"]] == [arrived, arrived]
+
+
+def _alive(pid: int) -> bool:
+    """A process that has not ended (a zombie, ended but not yet reaped, counts as ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][:1] not in "ZX"
+    except OSError:
+        return False
+
+
+def _wait_until(done: Callable[[], bool], what: str, seconds: float = JOB_SECONDS) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.3)
+
+
+def _stop_jobs(cluster: RayCluster) -> None:
+    client = RayJobsClient(cluster.address, token=TOKEN)
+    for job in json.loads(_get(cluster.address + "/api/jobs/")):
+        if job["status"] not in TERMINAL_STATES and job.get("submission_id"):
+            client.stop(job["submission_id"])
+
+
+def test_the_console_script_stops_a_running_job_on_sigterm(
+    rlcat: Callable[..., Result], ray_cluster: RayCluster, tmp_path: Path
+) -> None:
+    # `rlcat launch ...` as a user runs it (the installed console script, a process of its own),
+    # following a shipped 1 × 8 ROCm plan whose stand-in trainer holds its GPUs until stopped
+    name = "sigterm"
+    plan_args = ("--set", f"trainer.experiment={name}", "--set", "env.RLCAT_STUB_HOLD='600'")
+    script = shutil.which("rlcat", path=str(Path(sys.executable).parent))
+    assert script, "the rlcat console script is not installed beside this Python"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")} | {"RAY_AUTH_TOKEN": TOKEN}
+    out, err = tmp_path / "out", tmp_path / "err"
+    with out.open("w") as stdout, err.open("w") as stderr:
+        process = subprocess.Popen(
+            [script, "launch", RECIPE, "--platform", "rocm", "--target", "ray-job", *AUTH, *plan_args,
+             "--submit", "--wait", "--address", ray_cluster.address],
+            stdout=stdout, stderr=stderr, env=env, cwd=tmp_path,
+        )  # fmt: skip
+        try:
+            record_file = ray_cluster.out / f"{name}.json"
+            _wait_until(
+                lambda: record_file.exists() or process.poll() is not None, "the trainer did not start"
+            )
+            assert process.poll() is None, err.read_text() + out.read_text()[-3000:]
+            # the job's log, streamed while it runs (not printed once it has ended)
+            _wait_until(lambda: "rlcat stand-in: holding" in out.read_text(), "the log did not arrive", 60)
+            process.send_signal(signal.SIGTERM)
+            code = process.wait(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            _stop_jobs(ray_cluster)  # a failed test leaves no job holding the cluster's CPUs
+    said = err.read_text()
+    assert code == 143, said  # ExitCode.TERMINATED, as documented
+    job = re.search(r"RLC1010 info: submitted (raysubmit_\w+)", said)
+    assert job, said
+    assert f"RLC1010 info: {job.group(1)} stopped" in said and said.rstrip().endswith("terminated")
+    assert "Traceback" not in said
+    # the job was stopped on the cluster, and its trainer is gone
+    client = RayJobsClient(ray_cluster.address, token=TOKEN)
+    _wait_until(lambda: client.info(job.group(1))["status"] in TERMINAL_STATES, "the job did not end", 60)
+    assert client.info(job.group(1))["status"] == "STOPPED"
+    record = ray_cluster.record(name)
+    _wait_until(lambda: not _alive(record["pid"]), "the trainer outlived its stopped job", 60)
+    # what it ran is the plan: the shipped shape, as compiled
+    plan = compiled_plan(rlcat, RECIPE, "rocm", *plan_args)
+    assert "trainer.nnodes=1" in plan["overrides"] and "trainer.n_gpus_per_node=8" in plan["overrides"]
+    assert_plan_received(record, plan, {"RAY_AUTH_MODE": "token"})
+    assert _job_env(ray_cluster, said) == plan["env"] | {"RAY_AUTH_MODE": "token"}
 
 
 # --- each predicted failure: refused by rlcat, and real on Ray ----------------------------------
@@ -392,13 +521,13 @@ def test_too_few_gpus_is_refused_before_submitting(
         "ray-job",
         *AUTH,
         "--set",
-        "resources.nodes=2",
+        "resources.nodes=4",
         "--submit",
         "--address",
         ray_cluster.address,
     )
     assert result.code == 1
-    assert "RLC1002" in result.err and "needs 16 GPUs" in result.err and "has 8" in result.err
+    assert "RLC1002" in result.err and "needs 32 GPUs" in result.err and "has 16" in result.err
     assert _job_count(ray_cluster) == before
 
 
@@ -410,7 +539,6 @@ def test_unreachable_address_is_bad_input(rlcat: Callable[..., Result], ray_clus
         "--target",
         "ray-job",
         *AUTH,
-        *TWO_NODES,
         "--submit",
         "--address",
         f"http://{HEAD_IP}:{closed}",
@@ -421,9 +549,7 @@ def test_unreachable_address_is_bad_input(rlcat: Callable[..., Result], ray_clus
 
 def test_the_gcs_port_is_not_the_dashboard(rlcat: Callable[..., Result], ray_cluster: RayCluster) -> None:
     # the address `ray start --head` prints: Ray's GCS, a gRPC server, answers HTTP with HTTP/2 bytes
-    result = rlcat(
-        "launch", RECIPE, "--target", "ray-job", *AUTH, *TWO_NODES, "--submit", "--address", ray_cluster.gcs
-    )
+    result = rlcat("launch", RECIPE, "--target", "ray-job", *AUTH, "--submit", "--address", ray_cluster.gcs)
     assert result.code == 2, result.err
     assert f"RLC1008 error: http://{ray_cluster.gcs} answered, but not over HTTP" in result.err
     assert "hint: the address is the dashboard's, http://HEAD:8265" in result.err
@@ -435,7 +561,7 @@ def test_auth_disabled_against_a_token_cluster_is_refused_before_submitting(
 ) -> None:
     before = _job_count(ray_cluster)
     result = rlcat(
-        "launch", RECIPE, "--target", "ray-job", "--ray-auth-mode", "disabled", *TWO_NODES,
+        "launch", RECIPE, "--target", "ray-job", "--ray-auth-mode", "disabled",
         "--submit", "--address", ray_cluster.address,
     )  # fmt: skip
     assert result.code == 1, result.err

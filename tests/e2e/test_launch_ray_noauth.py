@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from test_launch_ray import HEAD_IP, RECIPE, STUB, TWO_NODES, RayCluster, _free_port, _job_count, _ray
+from test_launch_ray import HEAD_IP, RECIPE, STUB, RayCluster, _free_port, _job_count, _ray, agent_ports
 
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import RlcatError
@@ -60,12 +60,7 @@ def open_cluster() -> Iterator[RayCluster]:
             f"--dashboard-host={HEAD_IP}",
             f"--dashboard-port={dashboard}",
             "--include-dashboard=true",
-            # the agents' ports of its own: with Ray's defaults a second head, while the other real-Ray
-            # module's cluster still runs, has no job agent ("No available agent to submit job")
-            f"--dashboard-agent-listen-port={_free_port(HEAD_IP)}",
-            f"--dashboard-agent-grpc-port={_free_port(HEAD_IP)}",
-            f"--runtime-env-agent-port={_free_port(HEAD_IP)}",
-            f"--metrics-export-port={_free_port(HEAD_IP)}",
+            *agent_ports(HEAD_IP),
             f"--temp-dir={root / 'ray'}",
             "--num-cpus=2",
             "--num-gpus=8",
@@ -94,7 +89,7 @@ def test_token_auth_against_a_cluster_without_it_is_refused_before_submitting(
     assert RayJobsClient(open_cluster.address).authentication_mode() == "disabled"
     before = _job_count(open_cluster)
     result = rlcat(
-        "launch", RECIPE, "--target", "ray-job", "--ray-auth-mode", "token", *TWO_NODES,
+        "launch", RECIPE, "--target", "ray-job", "--ray-auth-mode", "token",
         "--submit", "--wait", "--address", open_cluster.address, "--timeout", "60",
     )  # fmt: skip
     assert result.code == 1, result.err
@@ -108,7 +103,7 @@ def test_token_auth_against_a_cluster_without_it_is_refused_before_submitting(
 
 def test_a_timeout_says_a_job_ray_did_not_stop_is_still_pending(open_cluster: RayCluster) -> None:
     # the launch rlcat now refuses, submitted past its check: RAY_AUTH_MODE=token in the job's env
-    sets = ["trainer.experiment=pending", "resources.nodes=2", "resources.gpus_per_node=4"]
+    sets = ["trainer.experiment=pending"]
     compiled = compile_request(Request(RECIPE, "cuda", sets=sets))
     launch = Launch(compiled, launch_command(compiled, "token"), LaunchOptions())
     client = RayJobsClient(open_cluster.address)

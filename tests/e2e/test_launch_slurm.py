@@ -1,14 +1,18 @@
 """`rlcat launch --target slurm` against a real Slurm: `munged`, `slurmctld` and two `slurmd -N`
-emulating nodes n1 and n2 on 127.0.0.2 and 127.0.0.3 of this machine, four fake GPUs each (char
+emulating nodes n1 and n2 on 127.0.0.2 and 127.0.0.3 of this machine, eight fake GPUs each (char
 devices listed in a gres file), all from a temporary config; the stand-in trainer of
 tests/data/launch/stub on the job's PYTHONPATH.
 
 `rlcat launch --container none --submit --wait` runs the rendered sbatch end to end: nodes from
 `scontrol`, IPs from NodeAddr, the env probe, the Ray head and worker through `srun --overlap`,
-readiness, the trainer, teardown. Asserted: argv and env arrive unchanged in the driver and on both
-nodes' Ray workers; a job Slurm refuses (more nodes than it has) and an env the probe finds changed
-on the nodes (Slurm's gres plugin sets CUDA_VISIBLE_DEVICES in every GPU step) fail with a
-diagnostic and leave nothing running.
+readiness, the trainer, teardown. Shipped recipes run in their own shapes (2 × 8 CUDA, 1 × 8 ROCm,
+and 2 × 8 ROCm up to the env probe). Asserted: every argv word the trainer receives, and every
+entry of the plan's env in the driver and on both nodes' Ray workers, is what
+`rlcat compile --format json` gives for the same recipe and settings, and the trainer's process
+holds nothing else of the launch's but the auth mode, the job's RAY_ADDRESS, the setup lines' and
+the passed variables; a job Slurm refuses (more nodes than it has) and an env the probe finds
+changed on the nodes (Slurm's gres plugin sets CUDA_VISIBLE_DEVICES in every GPU step) fail with a
+diagnostic, and a --timeout cancels a running job: each leaves nothing running.
 
 Network safety: loopback only (the Ray test's settings: a HOME holding ray_bootstrap_config.yaml,
 RAY_USAGE_STATS_ENABLED=0, RAY_AUTH_MODE=disabled, given to the job through sbatch's environment,
@@ -38,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_launch_ray import _alive, _wait_until, assert_plan_received, compiled_plan
 
 from conftest import Result
 
@@ -46,13 +51,13 @@ pytestmark = pytest.mark.xdist_group("real-engines")
 
 STUB = Path(__file__).resolve().parent.parent / "data" / "launch" / "stub"
 NODES = {"n1": "127.0.0.2", "n2": "127.0.0.3"}
-GPUS_PER_NODE = 4
+GPUS_PER_NODE = 8
 CPUS_PER_NODE = 2
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "srun", "scontrol", "sinfo", "squeue", "scancel")
 START_SECONDS = 60
 JOB_SECONDS = 240
-RECIPE = "gsm8k_qwen3_8b_fsdp"
-TWO_NODES = ("--set", "resources.nodes=2", "--set", f"resources.gpus_per_node={GPUS_PER_NODE}")
+RECIPE = "gsm8k_qwen3_8b_fsdp"  # shipped as 1 × 8
+TWO_BY_EIGHT = "ppo_qwen2_7b_gsm8k"  # shipped as 2 × 8
 TRICKY = "a b'c\"d;e|f&g*h?[i] {j} `k` $HOME \\l"
 SECRET = "s3cr3t-value-never-written"
 
@@ -282,10 +287,14 @@ def in_cluster(slurm: SlurmCluster, monkeypatch: pytest.MonkeyPatch) -> SlurmClu
     return slurm
 
 
-def _launch(rlcat: Callable[..., Result], name: str, *args: str) -> Result:
+def _launch(
+    rlcat: Callable[..., Result], name: str, *args: str, recipe: str = RECIPE, platform: str = "cuda"
+) -> Result:
     return rlcat(
         "launch",
-        RECIPE,
+        recipe,
+        "--platform",
+        platform,
         "--target",
         "slurm",
         "--container",
@@ -302,70 +311,88 @@ def _launch(rlcat: Callable[..., Result], name: str, *args: str) -> Result:
     )
 
 
+# What the job's env holds that neither the plan nor the submitting shell gave it: Slurm's own
+# variables (the gres plugin's device lists among them), Ray's for its driver, Python's for the
+# stand-in's interpreter. Everything else the trainer receives is the plan's or the launch's.
+NOT_THE_LAUNCHS = re.compile(
+    r"SLURM_\w*|SLURMD_NODENAME|CUDA_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|GPU_DEVICE_ORDINAL|"
+    r"ZE_AFFINITY_MASK|SRUN_DEBUG|HOSTNAME|COLUMNS|LINES|TMPDIR|ENVIRONMENT|OLDPWD|PWD|SHLVL|_"
+)
+
+
+def _received_env(env: dict[str, str], submitting: dict[str, str]) -> dict[str, str]:
+    """The entries of the trainer's `env` that the submitting shell did not give it (sbatch passes
+    that shell's env on), less Slurm's and Ray's own: what the launch gave."""
+    return {k: v for k, v in env.items() if submitting.get(k) != v and not NOT_THE_LAUNCHS.fullmatch(k)}
+
+
 def test_the_sbatch_runs_the_plan_on_both_nodes(
     rlcat: Callable[..., Result], in_cluster: SlurmCluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the shipped 2 × 8 CUDA plan, as it is: one node of eight GPUs each for the trainer
     name = "slurm_delivered"
     monkeypatch.setenv("RLCAT_SECRET", SECRET)  # the submitting shell's; passed by name only
-    extra = (
-        *TWO_NODES,
+    plan_args = (
+        "--set",
+        f"trainer.experiment={name}",
         "--set",
         f"env.RLCAT_PROBE={TRICKY}",
         "--override",
         "+trainer.rlcat_interp=${oc.env:HOME}/x",
+    )
+    launch_args = (
         "--pass-env",
         "RLCAT_SECRET",
         "--setup",
         f"export RLCAT_SETUP_MARK={shlex.quote(TRICKY)}",
         "--sbatch-arg=--comment=rlcat-e2e",
     )
-    result = _launch(rlcat, name, *extra)
+    submitting = dict(os.environ)
+    result = _launch(rlcat, name, *plan_args[2:], *launch_args, recipe=TWO_BY_EIGHT)
     assert result.code == 0, result.err + result.out[-5000:]
     # the sbatch option reached sbatch (the controller keeps an ended job for MinJobAge seconds)
     job = re.search(r"submitted Slurm job (\d+)", result.err)
     assert job, result.err
     assert "Comment=rlcat-e2e" in in_cluster.run("scontrol", "show", "job", job.group(1)).stdout
     assert "rlcat stand-in: ok" in result.out  # the job's output, followed
-    assert "cluster ready: 2 node(s), 8 GPU(s)" in result.out
+    assert f"cluster ready: 2 node(s), {2 * GPUS_PER_NODE} GPU(s)" in result.out
     assert "teardown (exit 0)" in result.out
+    plan = compiled_plan(rlcat, TWO_BY_EIGHT, "cuda", *plan_args)
+    assert "trainer.nnodes=2" in plan["overrides"] and "trainer.n_gpus_per_node=8" in plan["overrides"]
+    record = in_cluster.record(name)
+    # the setup line ran before `ray start` and the trainer on each node; the passed variable
+    # arrived; and, with the auth mode and the address of the job's Ray, they are all the
+    # trainer's process holds beyond the submitting shell's env and Slurm's (its Ray workers on
+    # the nodes hold Ray's and verl's runtime env besides)
+    launch_env = {"RAY_AUTH_MODE": "disabled", "RLCAT_SETUP_MARK": TRICKY, "RLCAT_SECRET": SECRET}
+    assert_plan_received(record, plan, launch_env)
+    address = record["driver_env"]["RAY_ADDRESS"]
+    assert address.startswith(NODES["n1"] + ":")
+    # (RLCAT_SECRET is the submitting shell's own value, which sbatch passes on: not a difference)
+    script_env = plan["env"] | {"RAY_AUTH_MODE": "disabled", "RLCAT_SETUP_MARK": TRICKY}
+    assert _received_env(record["driver_env"], submitting) == script_env | {"RAY_ADDRESS": address}
+    assert '+trainer.rlcat_interp="${oc.env:HOME}/x"' in record["argv"]
+    # the value of a passed variable is in no artifact
     emitted = rlcat(
-        "launch", RECIPE, "--target", "slurm", "--container", "none", "--ray-auth-mode", "disabled",
-        "--set", f"trainer.experiment={name}", *extra,
+        "launch", TWO_BY_EIGHT, "--target", "slurm", "--container", "none", "--ray-auth-mode", "disabled",
+        *plan_args, *launch_args,
     )  # fmt: skip
     assert emitted.code == 0, emitted.err
-    record = in_cluster.record(name)
-    assert record["module"] == "verl.trainer.main_ppo"
-    assert '+trainer.rlcat_interp="${oc.env:HOME}/x"' in record["argv"]
-    assert (
-        "trainer.nnodes=2" in record["argv"] and f"trainer.n_gpus_per_node={GPUS_PER_NODE}" in record["argv"]
-    )
-    # the argv as the script's bash delivered it: the words rlcat rendered, after `python3 -m MODULE`
-    script = in_cluster.root / "work" / "emitted.sbatch"
-    script.write_text(emitted.out)
-    assert subprocess.run(["bash", "-n", str(script)], check=False).returncode == 0
-    env = {"RLCAT_PROBE": TRICKY, "RAY_AUTH_MODE": "disabled"}
-    # the setup line ran before `ray start` and the trainer on each node; the passed variable
-    # arrived, and its value is in no artifact
-    env |= {"RLCAT_SETUP_MARK": TRICKY, "RLCAT_SECRET": SECRET}
-    for where in [record["driver_env"], *(node["env"] for node in record["nodes"])]:
-        assert {k: where.get(k) for k in env} == env
     assert SECRET not in emitted.out and SECRET not in result.out and "RLCAT_SECRET" in emitted.out
     assert sorted(node["ip"] for node in record["nodes"]) == sorted(NODES.values())
     assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
-    assert record["driver_env"]["RAY_ADDRESS"].startswith(NODES["n1"] + ":")
-    assert record["composed"], record.get("compose_error")
     assert in_cluster.jobs() == []
     assert in_cluster.ray_pids() == []  # the script's teardown stopped both nodes' Ray
 
 
 def test_a_job_slurm_refuses_is_a_diagnostic(rlcat: Callable[..., Result], in_cluster: SlurmCluster) -> None:
     # an sbatch option of the command line reaches sbatch with --submit: a partition it has not
-    result = _launch(rlcat, "no_partition", *TWO_NODES, "--sbatch-arg=--partition=nosuch")
+    result = _launch(rlcat, "no_partition", "--sbatch-arg=--partition=nosuch")
     assert result.code == 1, result.err
     assert "RLC1012" in result.err and "invalid partition" in result.err.lower(), result.err
     # more GPUs per node than the nodes have: sbatch refuses at once
     result = _launch(
-        rlcat, "too_many_gpus", "--set", "resources.nodes=2", "--set", "resources.gpus_per_node=8"
+        rlcat, "too_many_gpus", "--set", "resources.nodes=1", "--set", "resources.gpus_per_node=16"
     )
     assert result.code == 1, result.err
     assert "RLC1012" in result.err and "Requested node configuration is not available" in result.err
@@ -373,7 +400,7 @@ def test_a_job_slurm_refuses_is_a_diagnostic(rlcat: Callable[..., Result], in_cl
     # more nodes than the partition has: this controller (no EnforcePartLimits) accepts the job and
     # would leave it pending forever; rlcat cancels it and says why
     result = _launch(
-        rlcat, "too_many_nodes", "--set", "resources.nodes=4", "--set", "resources.gpus_per_node=4"
+        rlcat, "too_many_nodes", "--set", "resources.nodes=4", "--set", "resources.gpus_per_node=8"
     )
     assert result.code == 1, result.err
     assert "RLC1012" in result.err and "will never start it as asked (Partition" in result.err, result.err
@@ -383,14 +410,16 @@ def test_a_job_slurm_refuses_is_a_diagnostic(rlcat: Callable[..., Result], in_cl
 def test_the_env_probe_stops_a_job_whose_nodes_differ(
     rlcat: Callable[..., Result], in_cluster: SlurmCluster
 ) -> None:
-    # the seed's hand-written script exports CUDA_VISIBLE_DEVICES; Slurm's gres plugin sets its own
-    # in every GPU step, so the trainer's nodes would not see the plan's value (four devices: as many
-    # as each node's share, or the compile refuses it first, RLC504)
-    result = _launch(rlcat, "probe", *TWO_NODES, "--set", "env.CUDA_VISIBLE_DEVICES='4,5,6,7'")
-    assert result.code == 1, result.err + result.out[-3000:]
-    assert (
-        "rlcat env probe: CUDA_VISIBLE_DEVICES is '0,1,2,3' on node n1; the plan sets '4,5,6,7'" in result.out
+    # the seed's hand-written script (ROCm, 2 × 8) exports CUDA_VISIBLE_DEVICES; Slurm's gres plugin
+    # sets its own in every GPU step, so the trainer's nodes would not see the plan's value (eight
+    # devices: as many as each node's share, or the compile refuses it first, RLC504)
+    planned = "7,6,5,4,3,2,1,0"
+    result = _launch(
+        rlcat, "probe", "--set", f"env.CUDA_VISIBLE_DEVICES='{planned}'", recipe=TWO_BY_EIGHT, platform="rocm"
     )
+    assert result.code == 1, result.err + result.out[-3000:]
+    said = f"rlcat env probe: CUDA_VISIBLE_DEVICES is '0,1,2,3,4,5,6,7' on node n1; the plan sets '{planned}'"
+    assert said in result.out
     assert "on node n2" in result.out
     assert "ray start" not in result.out.split("rlcat env probe")[0]  # nothing started before it
     assert not (in_cluster.out / "probe.json").exists()
@@ -420,12 +449,25 @@ def test_the_jobs_own_output_and_its_end_at_once(
     )
     (slow / "sbatch").chmod(0o755)
     monkeypatch.setenv("PATH", f"{slow}:{in_cluster.env['PATH']}")
-    one_node = ("--set", "resources.nodes=1", "--set", f"resources.gpus_per_node={GPUS_PER_NODE}")
+    # the shipped 1 × 8 plan on ROCm, as it is
+    submitting = dict(os.environ)
     result = rlcat(
-        "launch", RECIPE, "--target", "slurm", "--container", "none", "--ray-auth-mode", "disabled",
-        "--set", "trainer.experiment=own_output", *one_node, "--submit", "--wait", "--timeout", "150",
+        "launch", RECIPE, "--platform", "rocm", "--target", "slurm", "--container", "none",
+        "--ray-auth-mode", "disabled", "--set", "trainer.experiment=own_output",
+        "--submit", "--wait", "--timeout", "150",
     )  # fmt: skip
     assert result.code == 0, result.err + result.out[-3000:]
+    plan = compiled_plan(rlcat, RECIPE, "rocm", "--set", "trainer.experiment=own_output")
+    assert "trainer.nnodes=1" in plan["overrides"] and "trainer.n_gpus_per_node=8" in plan["overrides"]
+    record = in_cluster.record("own_output")
+    assert_plan_received(record, plan, {"RAY_AUTH_MODE": "disabled"})
+    received = _received_env(record["driver_env"], submitting)
+    assert received.pop("RAY_ADDRESS").startswith(NODES["n1"] + ":")
+    assert received == plan["env"] | {"RAY_AUTH_MODE": "disabled"}
+    for env in [record["driver_env"], *(node["env"] for node in record["nodes"])]:
+        # Slurm's gres plugin sets ROCR_VISIBLE_DEVICES beside CUDA_VISIBLE_DEVICES; on ROCm the
+        # script removes it from every step (verl raises on the two together)
+        assert "ROCR_VISIBLE_DEVICES" not in env and env.get("CUDA_VISIBLE_DEVICES")
     assert "STALE" not in result.out
     assert "rlcat stand-in: ok" in result.out and "teardown (exit 0)" in result.out
     found = re.search(r"submitted Slurm job (\d+); its output: (slurm-\1-[0-9a-f]{8}\.out)", result.err)
@@ -434,3 +476,27 @@ def test_the_jobs_own_output_and_its_end_at_once(
     assert f"Slurm job {found.group(1)} COMPLETED with exit code 0:0" in result.err
     assert (work / "fixed.out").read_text() == "STALE: the fixed path's earlier output\n"
     assert in_cluster.jobs() == []
+
+
+def test_a_timeout_cancels_the_running_job_and_leaves_nothing(
+    rlcat: Callable[..., Result], in_cluster: SlurmCluster
+) -> None:
+    # a stand-in trainer that would hold its GPUs for ten minutes; rlcat's --timeout ends it,
+    # in whichever step the job then is (Ray starting, or the trainer holding)
+    result = rlcat(
+        "launch", RECIPE, "--target", "slurm", "--container", "none", "--ray-auth-mode", "disabled",
+        "--set", "trainer.experiment=held", "--set", "env.RLCAT_STUB_HOLD='600'",
+        "--submit", "--wait", "--timeout", "20",
+    )  # fmt: skip
+    job = re.search(r"submitted Slurm job (\d+)", result.err)
+    assert job, result.err
+    assert result.code == 1, result.err + result.out[-3000:]  # ExitCode.FINDINGS, as documented
+    said = f"RLC1010 error: Slurm job {job.group(1)} did not end within --timeout 20 s; it was cancelled"
+    assert said in result.err and "Traceback" not in result.err
+    # nothing of the job is left: no step, no Ray on either node, no trainer
+    _wait_until(lambda: not in_cluster.jobs() and not in_cluster.ray_pids(), "the job left processes", 60)
+    shown = in_cluster.run("scontrol", "show", "job", "-o", job.group(1)).stdout
+    assert "JobState=CANCELLED" in shown, shown
+    held = in_cluster.out / "held.json"
+    if held.exists():  # the trainer had started: it ended with its job
+        assert not _alive(in_cluster.record("held")["pid"])

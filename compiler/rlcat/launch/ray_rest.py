@@ -232,9 +232,14 @@ class RayJobsClient:
         return submission_id, warnings
 
 
-WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC11B65"  # RFC 6455, section 1.3
+WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455, section 1.3
 MAX_FRAME_BYTES = 16 * 2**20  # Ray sends a job's log in chunks of at most 10 lines or 20,000 chars
 MAX_HEADER_BYTES = 64 * 1024
+
+
+def websocket_accept(key: bytes) -> bytes:
+    """The Sec-WebSocket-Accept a server answers to Sec-WebSocket-Key `key` (RFC 6455, 4.2.2)."""
+    return base64.b64encode(hashlib.sha1(key + WEBSOCKET_GUID).digest())
 
 
 class LogTail:
@@ -283,8 +288,7 @@ class LogTail:
                 status=code,
                 hint=TOKEN_HINT if code in (401, 403) else None,
             )
-        accept = base64.b64encode(hashlib.sha1(key + WEBSOCKET_GUID).digest())  # RFC 6455's digest
-        if b"sec-websocket-accept: " + accept.lower() not in head.lower():
+        if b"sec-websocket-accept: " + websocket_accept(key).lower() not in head.lower():
             self.close()
             raise RayApiError(f"GET {path}: not a websocket answer", reached=True)
 

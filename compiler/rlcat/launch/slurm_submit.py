@@ -158,13 +158,13 @@ def _follow(
             if state in ENDED or (state is None and process.poll() is not None):
                 break
             if state == "PENDING" and reason in NEVER_STARTS:
-                _cancel(job_id, process, console)
+                ended = _cancel(job_id, process, console)
                 raise RlcatError(
                     [
                         diag(
                             "RLC1012",
                             f"Slurm accepted job {job_id} but will never start it as asked ({reason}); "
-                            "it was cancelled",
+                            + _cancelled(ended, job_id),
                             argument="sbatch",
                             hint="the nodes, GPUs and CPUs come from the recipe's resources and "
                             "--cpus-per-node; compare them with `sinfo -o '%P %D %c %G'`",
@@ -174,13 +174,13 @@ def _follow(
                 )
             if deadline is not None and time.monotonic() > deadline:
                 output.end()
-                _cancel(job_id, process, console)
+                ended = _cancel(job_id, process, console)
                 raise RlcatError(
                     [
                         diag(
                             "RLC1010",
                             f"Slurm job {job_id} did not end within --timeout {options.timeout:g} s; "
-                            "it was cancelled",
+                            + _cancelled(ended, job_id),
                             severity=Severity.ERROR,
                             argument="--timeout",
                         )
@@ -297,18 +297,45 @@ def _read_from(path: Path, offset: int, limit: int) -> bytes:
         return file.read(limit) or b""
 
 
-def _cancel(job_id: str, process: subprocess.Popen[str], console: Console) -> None:
+def _cancel(job_id: str, process: subprocess.Popen[str], console: Console) -> bool:
+    """`scancel JOB`, and sbatch --wait stopped; whether Slurm took the cancel (a failing scancel is
+    said as scancel said it, never as a cancelled job)."""
     scancel = shutil.which("scancel")
+    failed = None
     try:
-        if scancel is not None:
-            subprocess.run([scancel, job_id], capture_output=True, timeout=30, check=False)
+        if scancel is None:
+            failed = "scancel is not on PATH"
+        else:
+            done = subprocess.run([scancel, job_id], capture_output=True, text=True, timeout=30, check=False)
+            if done.returncode != 0:
+                lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
+                failed = lines[-1] if lines else f"scancel exited with {done.returncode}"
     except (OSError, subprocess.TimeoutExpired) as exc:
-        console.tell(
-            [diag("RLC1010", f"could not cancel Slurm job {job_id}: {exc}", severity=Severity.WARNING)]
-        )
+        failed = str(exc)
     finally:
         process.kill()
         process.wait()
+    if failed is not None:
+        console.tell(
+            [
+                diag(
+                    "RLC1010",
+                    f"could not cancel Slurm job {job_id}: {printable(failed)}",
+                    severity=Severity.WARNING,
+                    argument="scancel",
+                    hint=f"see `squeue -j {job_id}` and cancel it with `scancel {job_id}`",
+                )
+            ]
+        )
+        return False
     console.tell(
         [diag("RLC1010", f"Slurm job {job_id} cancelled", severity=Severity.INFO, argument="scancel")]
     )
+    return True
+
+
+def _cancelled(ended: bool, job_id: str) -> str:
+    """How a message that cancelled a job ends: what became of it."""
+    if ended:
+        return "it was cancelled"
+    return f"rlcat could not cancel it: it may still be running (squeue -j {job_id})"

@@ -4,7 +4,9 @@ When the job has a working_dir, the driver and each node's probe also record the
 working directory (where Ray unpacked it) with their text.
 
 The record goes to $RLCAT_STUB_OUT/<trainer.experiment_name>.json; RLCAT_STUB_OUT is set in the
-test cluster's own environment (the raylets'), never in the launch.
+test cluster's own environment (the raylets'), never in the launch. With RLCAT_STUB_HOLD=SECONDS in
+the plan's env, the stand-in then holds its GPUs that long, as a trainer would (the tests that stop,
+time out or signal a running job), after printing `rlcat stand-in: holding`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 import traceback
 from typing import Any
 
@@ -82,6 +85,7 @@ def main() -> None:
         "argv": argv,
         "driver_env": dict(os.environ),
         "release": release,
+        "pid": os.getpid(),
     }
     working_dir = _job_working_dir()
     has_working_dir = working_dir is not None
@@ -119,10 +123,15 @@ def main() -> None:
         record["composed"] = False
         record["compose_error"] = traceback.format_exc()
         code = code or 2
-    with open(out, "w", encoding="utf-8") as fh:
+    with open(out + ".part", "w", encoding="utf-8") as fh:
         json.dump(record, fh)
+    os.replace(out + ".part", out)  # whole: a test may be waiting for it to appear
     print("rlcat stand-in:", "ok" if code == 0 else "failed", out, flush=True)
     for error in ("ray_error", "compose_error"):
         if error in record:
             print(record[error], flush=True)
+    hold = float(os.environ.get("RLCAT_STUB_HOLD") or 0)
+    if hold and code == 0:
+        print("rlcat stand-in: holding", flush=True)
+        time.sleep(hold)
     sys.exit(code)
