@@ -241,7 +241,7 @@ def test_import_writes_as_before_where_no_link_is_in_the_way(rlcat: Run, tmp_pat
     assert r.code in (0, 1) and "Traceback" not in r.err, r.err
     assert _tree(tmp_path / "out") >= {
         "recipes/hostile.yaml",
-        "catalog/models/foo-7b.yaml",
+        "catalog/models/foo_7b.yaml",
         "catalog/datasets/x.yaml",
     }
 
