@@ -294,8 +294,9 @@ def rlcat_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def reference_imports(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Any]:
     """`import_reference` of tests/cli/import_helpers.py, run once per reference script in a worker:
-    the round-trip test and the Hydra comparison (tests/verl/test_import_compose.py) import the same
-    67 scripts, and run on one xdist worker (xdist_group "reference-imports") to share them."""
+    the round-trip test and the Hydra proofs (tests/verl/test_import_whole.py, test_import_compose.py)
+    import the same 67 scripts, and run on one xdist worker (xdist_group "reference-imports") to
+    share them."""
     from cli.import_helpers import import_reference
 
     done: dict[str, Any] = {}

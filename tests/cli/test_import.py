@@ -1,6 +1,6 @@
 """`rlcat import`: every reference script turned into a recipe that compiles back to the same verl
-values (tests/verl/test_import_compose.py proves it through Hydra), an overrides.yaml, a command line
-after `--`, and bad input refused with a diagnostic."""
+values (tests/verl/test_import_whole.py proves it through Hydra, on the whole config), an
+overrides.yaml, a command line after `--`, and bad input refused with a diagnostic."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_reference_script_round_trips(name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("reference-imports")  # its imports serve tests/verl/test_import_compose.py
+@pytest.mark.xdist_group("reference-imports")  # its imports serve tests/verl (the Hydra proofs)
 def test_every_reference_script_round_trips(reference_imports: Callable[[str], Any]) -> None:
     """All 68: each that launches verl imports with no unexplained difference; the one that
     launches nothing says so. Prints the figures the docs quote."""
@@ -66,6 +66,7 @@ def test_every_reference_script_round_trips(reference_imports: Callable[[str], A
         done = reference_imports(name)
         assert done.report.compiled is not None, (name, [d.headline() for d in done.report.diagnostics])
         assert not done.report.unexplained, (name, done.report.unexplained)
+        assert done.run.env.items() <= done.report.compiled.env_vars.items(), name  # the script's env
         proved += 1
         counts = share(done.run, done.imported.solution)
         typed, overrides = typed + counts["typed"], overrides + counts["overrides"]
