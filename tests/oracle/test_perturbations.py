@@ -17,6 +17,7 @@ named with its seed, plan and overrides, so `rlcat compile ... --override ...` r
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import random
 from collections import Counter
@@ -172,22 +173,22 @@ def judged(
     catalog_site: Site, verl_oracles: dict[str, Any]
 ) -> list[tuple[Perturbation, RlcatVerdict, dict[str, Any]]]:
     chosen = perturbations(catalog_site)
-    verdicts, by_release, order = [], {}, []
+    by_release: dict[str, list[dict[str, Any]]] = {}
     for p in chosen:
-        verdict = rlcat_verdict(p)
         assert p.cell.compiled is not None
         release = p.cell.compiled.profile.verl_index
         # verl judges the good plan with the perturbation on top, as `--override`s reach the launch
-        case = case_for(str(p.number), p.cell.compiled, extra=p.overrides)
-        verdicts.append(verdict)
-        by_release.setdefault(release, []).append(case)
-        order.append(release)
+        by_release.setdefault(release, []).append(case_for(str(p.number), p.cell.compiled, extra=p.overrides))
     missing = sorted(set(by_release) - set(verl_oracles))
     if missing:
         pytest.skip(
             f"no verl oracle environment for {', '.join(missing)}: build it with `rlcat dev verl-oracle`"
         )
-    replies = {r["id"]: r for rs in judge_all(verl_oracles, by_release).values() for r in rs}
+    # verl's cases do not depend on rlcat's verdicts: the runners judge while rlcat compiles
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        judging = pool.submit(judge_all, verl_oracles, by_release)
+        verdicts = [rlcat_verdict(p) for p in chosen]
+        replies = {r["id"]: r for rs in judging.result().values() for r in rs}
     return [(p, v, replies[str(p.number)]) for p, v in zip(chosen, verdicts, strict=True)]
 
 

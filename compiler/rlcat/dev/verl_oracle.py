@@ -34,12 +34,12 @@ def case_for(
     timeout: int = 60,
 ) -> dict[str, Any]:
     """The oracle case of a compiled plan: its overrides as rlcat emits them, then `extra`. The plan's
-    own overrides are marked as its `base`: the runner composes a plan once for all the cases that
-    put something on top of it (native/runner.py, compose)."""
+    own overrides are marked as its `base`: the runner composes a plan once for itself and for all
+    the cases that put something on top of it (native/runner.py, compose)."""
     plan = override_texts(compiled)
     path = next((o.setting.value for o in compiled.overrides if o.key == "actor_rollout_ref.model.path"), "")
     case = checks.case(case_id, compiled.plan.config_name, [*plan, *extra], stand_in(str(path)), timeout)
-    return {**case, "base": len(plan)} if extra else case
+    return {**case, "base": len(plan)}
 
 
 class Oracle(VerlProcess):

@@ -38,6 +38,7 @@ import io
 import ipaddress
 import json
 import os
+import pickle
 import re
 import signal
 import sys
@@ -231,7 +232,7 @@ def point_models_at(cfg: Any, folder: Path, keep_local: bool = False) -> list[st
 
 def compose(verl_root: Path, case: dict[str, Any]) -> Any:
     """The case's config as Hydra composes it. A case may say that its first `base` overrides are a
-    plan others share (the differential tier's perturbations of one plan): that plan is composed
+    plan others share (a plan rlcat compiled, and the perturbations put on it): that plan is composed
     once, and each case gets a fresh copy with the rest applied by Hydra's own step for key
     overrides (`ConfigLoaderImpl._apply_overrides_to_config`, what a compose does after merging the
     defaults), which gives the config a compose of the whole list gives (tests/oracle checks it).
@@ -241,7 +242,7 @@ def compose(verl_root: Path, case: dict[str, Any]) -> Any:
     if not 0 < base <= len(overrides) or not all(_plain_key_override(o) for o in overrides[base:]):
         return _compose(verl_root, case["config_dir"], case["config_name"], tuple(overrides))
     shared = _composed_base(verl_root, case["config_dir"], case["config_name"], tuple(overrides[:base]))
-    cfg = hydra_once.fresh_copy(shared)
+    cfg = pickle.loads(shared)
     ConfigLoaderImpl._apply_overrides_to_config(
         OverridesParser.create().parse_overrides(overrides[base:]), cfg
     )
@@ -262,7 +263,12 @@ def _compose(verl_root: Path, config_dir: str, config_name: str, overrides: tupl
         return hydra_compose(config_name=config_name, overrides=list(overrides))
 
 
-_composed_base = functools.lru_cache(maxsize=64)(_compose)
+@functools.lru_cache(maxsize=2048)
+def _composed_base(verl_root: Path, config_dir: str, config_name: str, overrides: tuple[str, ...]) -> bytes:
+    """A shared plan, composed once and kept pickled (about 100 KB: every plan of a catalog fits, where
+    the configs themselves would take gigabytes); each case loads its own copy from it."""
+    cfg = _compose(verl_root, config_dir, config_name, overrides)
+    return pickle.dumps(cfg, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class Stage:
