@@ -45,6 +45,10 @@ GUARD_REFUSED = {
 NOT_EXACT: dict[str, str] = {
     # megatron.param_offload=$True and two more: text where verl holds a bool (RLC402): left out
     "verl__experimental__fully_async_policy__shell__run_qwen35_35b_a3b_math_dynamic_megatron": "megatron",
+    # trainer.logger='[console,wandb]' quoted through a shell variable: one name no tracking backend
+    # has, where verl holds a list (RLC402; verl's Tracking asserts at start-up): left out
+    "verl__experimental__fully_async_policy__shell__geo3k_qwen3vl_30b_a3b_fsdp2_32_32": "logger",
+    "verl__experimental__fully_async_policy__shell__geo3k_qwen3vl_8b_fsdp2_16_16_npu": "logger",
 }
 
 
@@ -77,7 +81,6 @@ def test_the_reference_scripts_round_trip_on_the_whole_config(proofs: dict[str, 
         "run_gpt_oss_20b_fsdp",
         "run_qwen3_30b_a3b_megatron",
         "dapo_30b_a3b_math_fsdp_npu",
-        "geo3k_qwen3vl_30b_a3b_fsdp2_32_32",
         "grpo_qwen35_35b_megatron_async",
     ]
     assert [n.rsplit("__", 1)[1] for n in unread] == [
@@ -86,7 +89,7 @@ def test_the_reference_scripts_round_trip_on_the_whole_config(proofs: dict[str, 
         "run_qwen3_30b_a3b_megatron",
         "run_qwen3_30b_veomni",
     ]
-    assert (len(CORE), exact) == (64, 63)
+    assert (len(CORE), exact) == (64, 61)
 
 
 def test_guard_refusals_of_upstream_s_own_settings_are_counted_apart(proofs: dict[str, Any]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from rlcat.syntax.hydra_value import (
 from rlcat.verl.index import KeyIndex
 
 _NUMBER = (int, float)
+_BACKEND_NAME = re.compile(r"[A-Za-z0-9_]+")  # one tracking backend, as verl's Tracking lists them
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,10 @@ def type_matches(expected: str, value: Any, key: str = "") -> bool:
     if expected == "list":
         if key == "trainer.logger" and isinstance(value, str):
             # verl's Tracking takes one backend's name as well as a list of them
-            # (verl/utils/tracking.py:63 in 0.9.1, :59 in 0.7.1: a str becomes [str])
-            return True
+            # (verl/utils/tracking.py:63 in 0.9.1, :59 in 0.7.1: a str becomes [str]); a text that
+            # reads like a list ('[console,wandb]' quoted through a shell variable) is one name that
+            # no backend has, which Tracking asserts against when the trainer starts (:71)
+            return _BACKEND_NAME.fullmatch(value) is not None
         return isinstance(value, list)
     if expected == "dict":
         return isinstance(value, dict)
