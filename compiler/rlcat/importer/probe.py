@@ -9,9 +9,9 @@ schema and its lowering is picked up without a line changed here.
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
+import pickle
 import types
 import typing
 from dataclasses import dataclass, field
@@ -89,7 +89,8 @@ class Draft:
         return {"recipe": self.recipe, "model": self.model, "dataset": self.dataset}[name]
 
     def copy(self) -> Draft:
-        return copy.deepcopy(self)
+        fresh: Draft = _fresh(self)
+        return fresh
 
     def get(self, leaf: Leaf) -> Any:
         node: Any = self.doc(leaf.doc)
@@ -116,8 +117,14 @@ class Draft:
                 if parent.get(part) == {}:
                     del parent[part]
         else:
-            node[leaf.parts[-1]] = copy.deepcopy(value)
+            node[leaf.parts[-1]] = _fresh(value)
         return out
+
+
+def _fresh(value: Any) -> Any:
+    """A deep copy by pickle's round trip: drafts are plain YAML data, and the search copies one for
+    every value it tries (copy.deepcopy took a fifth of an import's time)."""
+    return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "<unset>"})()

@@ -81,6 +81,8 @@ class Evaluation:
     matched: dict[str, Setting] = field(default_factory=dict)  # source key → the setting that gives it
     drift: int = 0  # keys the source leaves alone that the draft sets off verl's default
     lowered: Lowered | None = None
+    # the value each key ends with in `lowered` (probe.finals), read for every candidate of a field
+    finals: dict[str, Setting] = field(default_factory=dict)
 
     def rank(self) -> tuple[int, ...]:
         # a key the source leaves alone set off verl's default changes the run: no number of
@@ -174,7 +176,7 @@ class Solver:
         for key in self.null_defaults:
             if key not in settings:
                 matched[key] = Setting(key, None, VERL_DEFAULT)
-        return Evaluation(True, errors, matched, drift, lowered)
+        return Evaluation(True, errors, matched, drift, lowered, settings)
 
     def _renames(self, name: str, lowered: Lowered) -> bool:
         """May a setting written under another of its names carry the source's `name`? Where the
@@ -495,7 +497,9 @@ class Solver:
         keys = found.own | found.moved
         if leaf.open_map:
             return [self._open_map(found.prefix)] if found.prefix else []
-        given = [s.value for k, s in self.source.items() if k in keys or _alternative_of(k, keys, current)]
+        # the source's keys the field's keys stand for in other releases count as its own
+        alternatives = {a for k, s in current.finals.items() if k in keys for a in s.alternatives}
+        given = [s.value for k, s in self.source.items() if k in keys or k in alternatives]
         if named:  # a finding names the field: numbers its section's keys are set to may fix it
             given += [s.value for k, s in self.source.items() if _section_key(k, found, current)]
         defaults = []
@@ -874,18 +878,10 @@ def _named_by(leaf: Leaf, errors: Iterable[Diagnostic]) -> bool:
 
 def _section_key(key: str, found: Probe, current: Evaluation) -> bool:
     """Is `key` set by a field in the same section as `found`'s field (its siblings)?"""
-    if current.lowered is None:
-        return False
     section = found.leaf.parts[:-1]
-    setting = finals(current.lowered).get(key)
+    setting = current.finals.get(key)
     origin = setting.origin.field if setting is not None else None
     return bool(origin) and tuple(str(origin).split(".")[: len(section)]) == section
-
-
-def _alternative_of(key: str, keys: set[str], current: Evaluation) -> bool:
-    if current.lowered is None:
-        return False
-    return any(key in s.alternatives for k, s in finals(current.lowered).items() if k in keys)
 
 
 def _literal(leaf: Leaf, value: Any) -> bool:

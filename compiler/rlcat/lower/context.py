@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from rlcat.diagnostics import Diagnostic, diag
 from rlcat.model.plan import Layer, Origin, Setting
 from rlcat.model.platform import PlatformProfile
-from rlcat.resolve.recipe import Resolved
+from rlcat.resolve.recipe import Resolved, default_origin
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,18 @@ def _path(field_path: str) -> tuple[str, ...]:
     return tuple(field_path.split("."))
 
 
+@cache
+def _default_origin(field_path: str) -> Origin:
+    """rlcat's default of a field the recipe does not set (what `Resolved.origin` says), made once
+    per field: a lowering emits dozens of them, and the importer's search lowers thousands of drafts."""
+    return replace(default_origin(field_path), field=field_path)
+
+
+@lru_cache(maxsize=4096)
+def _naming(origin: Origin, field_path: str) -> Origin:
+    return replace(origin, field=field_path)
+
+
 class Lowering:
     """Collects the settings of one lowering pass over a resolved recipe."""
 
@@ -56,10 +68,10 @@ class Lowering:
         if field_path is None:
             assert fallback is not None
             return fallback
-        found = self.resolved.source.origin(_path(field_path))
+        found = self.resolved.source.origin(_path(field_path)) or fallback
         if found is None:
-            found = fallback or self.resolved.origin(field_path)
-        return found if found.field == field_path else replace(found, field=field_path)
+            return _default_origin(field_path)
+        return found if found.field == field_path else _naming(found, field_path)
 
     def set(
         self,

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import collections
 import contextlib
+import copy
 import functools
 import hashlib
 import importlib.util
@@ -105,6 +107,7 @@ from tokenizers import Tokenizer, pre_tokenizers  # noqa: E402
 from tokenizers import models as tokenizer_models  # noqa: E402
 from transformers import PreTrainedTokenizerFast  # noqa: E402
 from verl.trainer.ppo.utils import need_critic, need_reference_policy  # noqa: E402
+from verl.utils import config as verl_config  # noqa: E402
 from verl.utils.config import omega_conf_to_dataclass, validate_config  # noqa: E402
 from verl.utils.device import auto_set_device  # noqa: E402
 
@@ -285,22 +288,44 @@ def _to_dataclass(stage: Stage, cfg: Any, section: str) -> None:
     _build(stage, OmegaConf.select(cfg, section), section)
 
 
-# The sections whose dataclass verl built without a complaint from these very values, in this
-# process: built again, it would pass again (a dataclass's checks read its values and the stand-in
-# model folder, which never changes), so it is not built again. Plans that differ in a batch size
-# share their model, reference and rollout sections; the model's alone loads a config and tokenizer.
-_BUILT: set[tuple[str, str]] = set()
-
-
 def _build(stage: Stage, node: Any, section: str) -> None:
     """The dataclass verl's worker builds from `node` (the config is resolved by now)."""
     stage(f"{section} dataclass", section)
-    values = json.dumps(OmegaConf.to_container(node, resolve=True), sort_keys=True, default=repr)
-    key = (section, hashlib.sha256(values.encode()).hexdigest())  # a digest: memory stays small
-    if key in _BUILT:
-        return
-    omega_conf_to_dataclass(node)
-    _BUILT.add(key)
+    _made(node)
+
+
+# A dataclass verl built without a complaint from these very values (and type), in this process:
+# built again, it would pass again and be equal (its checks read its values and the stand-in model
+# folder, which never changes), so it is kept, not built again. Plans that differ in a batch size
+# share their model, reference, rollout and most actor sections; a build costs a case more than
+# anything but the resolve. At most _MADE_AT_MOST are kept (the oldest go first).
+_MADE: collections.OrderedDict[str, Any] = collections.OrderedDict()
+_MADE_AT_MOST = 1024
+
+
+def _made(config: Any, dataclass_type: Any = None) -> Any:
+    """verl's `omega_conf_to_dataclass(config, dataclass_type)`, built once per values and type."""
+    try:
+        values = OmegaConf.to_container(config, resolve=True) if isinstance(config, DictConfig) else None
+    except Exception:  # what verl's own build raises for it, with its own message
+        return omega_conf_to_dataclass(config, dataclass_type)
+    if values is None:
+        return omega_conf_to_dataclass(config, dataclass_type)
+    text = json.dumps([repr(dataclass_type), values], sort_keys=True, default=repr)
+    key = hashlib.sha256(text.encode()).hexdigest()  # a digest: memory stays small
+    if key not in _MADE:
+        _MADE[key] = omega_conf_to_dataclass(config, dataclass_type)
+        if len(_MADE) > _MADE_AT_MOST:
+            _MADE.popitem(last=False)
+    return _MADE[key]
+
+
+def _remember_builds() -> None:
+    """verl's own callers of omega_conf_to_dataclass (validate_config builds the actor and the
+    critic) get `_made`'s, each a copy: verl's `validate` may set attributes of what it built."""
+    verl_config.omega_conf_to_dataclass = lambda config, dataclass_type=None: copy.deepcopy(
+        _made(config, dataclass_type)
+    )
 
 
 def _workers(stage: Stage, cfg: Any, need_ref: bool, need_critic: bool, *, validated: bool) -> None:
@@ -501,6 +526,7 @@ def main() -> int:
     args.models = args.models.resolve()
     signal.signal(signal.SIGALRM, _on_alarm)
     hydra_once.install()
+    _remember_builds()
     # verl is launched from the folder holding verl/: the Megatron fully-async config finds the
     # trainer's through `hydra.searchpath: file://verl/trainer/config`, relative to it
     os.chdir(VERL_ROOT)

@@ -42,9 +42,12 @@ class Resolved:
         """Who set a recipe field: the file position that set it, or rlcat's default on the field."""
         path = tuple(field_path.split("."))
         found = self.source.origin(path)
-        if found is not None:
-            return found
-        return Origin(Layer.RECIPE, f"rlcat default of {field_path}")
+        return found if found is not None else default_origin(field_path)
+
+
+def default_origin(field_path: str) -> Origin:
+    """The origin of a field the recipe does not set: rlcat's default on the field."""
+    return Origin(Layer.RECIPE, f"rlcat default of {field_path}")
 
 
 def resolve(source: Source, catalog: Catalog) -> Resolved:
