@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from rlcat.launch import site
 from rlcat.launch.site import Given, parse_mount, parse_sbatch_arg
@@ -306,6 +307,17 @@ def test_project_defaults_and_where_they_come_from(
     )  # the project's, then the command line's
     assert "    'module load rocm'" in result.out and "    -e WANDB_API_KEY \\" in result.out
     assert "rlcat-image verl-rocm:0.9.0.amd0-rocm docker never ||" in result.out
+    # the project's pull policy reaches KubeRay's pods too, and --pull beats it
+    for args, policy in (
+        ((), "Never"),
+        (("--pull", "always"), "Always"),
+        (("--pull", "missing"), "IfNotPresent"),
+    ):
+        manifest = rlcat("launch", SEED, "--target", "kuberay", *args)
+        assert manifest.code == 0, manifest.err
+        cluster = yaml.safe_load(manifest.out)["spec"]["rayClusterSpec"]
+        [container] = cluster["headGroupSpec"]["template"]["spec"]["containers"]
+        assert container["imagePullPolicy"] == policy, args
     shown = rlcat("config", "--format", "json")
     rows = {row["setting"]: row for row in json.loads(shown.out)["settings"]}
     assert rows["launch.mounts"]["value"] == ["~/data:~/data"]

@@ -12,7 +12,8 @@ entry of the plan's env in the driver and on both nodes' Ray workers, is what
 holds nothing else of the launch's but the auth mode, the job's RAY_ADDRESS, the setup lines' and
 the passed variables; a job Slurm refuses (more nodes than it has) and an env the probe finds
 changed on the nodes (Slurm's gres plugin sets CUDA_VISIBLE_DEVICES in every GPU step) fail with a
-diagnostic, and a --timeout cancels a running job: each leaves nothing running.
+diagnostic; a --timeout, and Ctrl-C or SIGTERM to the console script (a process of its own), cancel
+a running job with their documented exit codes: each leaves nothing running.
 
 Network safety: loopback only (the Ray test's settings: a HOME holding ray_bootstrap_config.yaml,
 RAY_USAGE_STATS_ENABLED=0, RAY_AUTH_MODE=disabled, given to the job through sbatch's environment,
@@ -486,12 +487,12 @@ def test_a_timeout_cancels_the_running_job_and_leaves_nothing(
     result = rlcat(
         "launch", RECIPE, "--target", "slurm", "--container", "none", "--ray-auth-mode", "disabled",
         "--set", "trainer.experiment=held", "--set", "env.RLCAT_STUB_HOLD='600'",
-        "--submit", "--wait", "--timeout", "20",
+        "--submit", "--wait", "--timeout", "10",
     )  # fmt: skip
     job = re.search(r"submitted Slurm job (\d+)", result.err)
     assert job, result.err
     assert result.code == 1, result.err + result.out[-3000:]  # ExitCode.FINDINGS, as documented
-    said = f"RLC1010 error: Slurm job {job.group(1)} did not end within --timeout 20 s; it was cancelled"
+    said = f"RLC1010 error: Slurm job {job.group(1)} did not end within --timeout 10 s; it was cancelled"
     assert said in result.err and "Traceback" not in result.err
     # nothing of the job is left: no step, no Ray on either node, no trainer
     _wait_until(lambda: not in_cluster.jobs() and not in_cluster.ray_pids(), "the job left processes", 60)
@@ -500,3 +501,57 @@ def test_a_timeout_cancels_the_running_job_and_leaves_nothing(
     held = in_cluster.out / "held.json"
     if held.exists():  # the trainer had started: it ended with its job
         assert not _alive(in_cluster.record("held")["pid"])
+
+
+@pytest.mark.parametrize(
+    ("sent", "code", "said"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_the_console_script_cancels_its_job_on_ctrl_c_and_sigterm(
+    in_cluster: SlurmCluster, tmp_path: Path, sent: signal.Signals, code: int, said: str
+) -> None:
+    # `rlcat launch ... --submit --wait` as a user runs it (the installed console script, a process of
+    # its own), stopped by Ctrl-C at the terminal or by a SIGTERM from a CI runner or a scheduler once
+    # its job runs: the job is cancelled on the way out, whatever step it is in, and the exit code is
+    # the documented one (ExitCode.INTERRUPTED, ExitCode.TERMINATED)
+    name = f"signal_{sent.name.lower()}"
+    script = shutil.which("rlcat", path=str(Path(sys.executable).parent))
+    assert script, "the rlcat console script is not installed beside this Python"
+    err = tmp_path / "err"
+    with err.open("w") as stderr:
+        process = subprocess.Popen(
+            [script, "launch", RECIPE, "--target", "slurm", "--container", "none",
+             "--ray-auth-mode", "disabled", "--set", f"trainer.experiment={name}",
+             "--set", "env.RLCAT_STUB_HOLD='600'", "--submit", "--wait"],
+            stdout=subprocess.DEVNULL, stderr=stderr, env=dict(os.environ), cwd=in_cluster.root / "work",
+        )  # fmt: skip
+        try:
+            _wait_until(
+                lambda: (
+                    "R" in in_cluster.run("squeue", "-h", "-o", "%t").stdout.split()
+                    or process.poll() is not None
+                ),
+                "the job did not start running",
+                60,
+            )
+            assert process.poll() is None, err.read_text()
+            process.send_signal(sent)
+            exit_code = process.wait(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    text = err.read_text()
+    assert exit_code == code, text
+    job = re.search(r"submitted Slurm job (\d+)", text)
+    assert job, text
+    assert f"RLC1010 info: Slurm job {job.group(1)} cancelled" in text, text
+    assert text.rstrip().endswith(said) and "Traceback" not in text
+    # nothing of the job is left: no step, no Ray on either node, no trainer
+    _wait_until(lambda: not in_cluster.jobs() and not in_cluster.ray_pids(), "the job left processes", 60)
+    shown = in_cluster.run("scontrol", "show", "job", "-o", job.group(1)).stdout
+    assert "JobState=CANCELLED" in shown, shown
+    held = in_cluster.out / f"{name}.json"
+    if held.exists():  # the trainer had started: it ended with its job
+        assert not _alive(in_cluster.record(name)["pid"])

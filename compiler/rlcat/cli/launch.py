@@ -174,8 +174,9 @@ def launch_cmd(
     pull: Annotated[
         Optional[PullName],  # noqa: UP045
         typer.Option(
-            help="slurm, docker/podman: how each node gets the image before any container starts, as "
-            "docker's --pull (default: [launch].pull, else missing).",
+            help="slurm with docker/podman: how each node gets the image before any container starts, "
+            "as docker's --pull; kuberay: the pods' imagePullPolicy (Always, IfNotPresent, Never) "
+            "(default: [launch].pull, else missing).",
         ),
     ] = None,
     network_interface: Annotated[

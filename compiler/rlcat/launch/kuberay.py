@@ -60,6 +60,11 @@ def _ray_version(launch: Launch) -> str | None:
     return found.group(0) if found else None
 
 
+# --pull (and the project's [launch].pull) as the kubelet reads it on every node of the RayCluster:
+# docker's `missing` is Kubernetes' IfNotPresent (also Kubernetes' own default for a tagged image)
+IMAGE_PULL_POLICY = {"always": "Always", "missing": "IfNotPresent", "never": "Never"}
+
+
 def _container(launch: Launch, name: str, image: str) -> dict[str, Any]:
     command = launch.command
     mode = command.env_vars[RAY_AUTH_MODE]
@@ -70,7 +75,13 @@ def _container(launch: Launch, name: str, image: str) -> dict[str, Any]:
         if not (var.name == RAY_AUTH_MODE and mode == "token")
     ]
     gpus = {GPU_RESOURCE[launch.compiled.profile.vendor]: command.gpus_per_node}
-    return {"name": name, "image": image, "env": env, "resources": {"limits": gpus, "requests": gpus}}
+    return {
+        "name": name,
+        "image": image,
+        "imagePullPolicy": IMAGE_PULL_POLICY[launch.options.site.pull],
+        "env": env,
+        "resources": {"limits": gpus, "requests": gpus},
+    }
 
 
 def _group(launch: Launch, container: str, image: str) -> dict[str, Any]:
