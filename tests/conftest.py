@@ -77,8 +77,15 @@ EXAMPLES_RUN_BY_THEIR_TEST = {
     "rlcat dev verl-oracle --release 0.9.1": (
         "tests/oracle/test_runner.py::test_build_command_reuses_the_environment"
     ),
-    # its site must be the one the library builds from docs/, byte for byte
+    # the two build the shipped site in copies of the checkout: the same site, byte for byte
     "rlcat docs build --out public": "tests/e2e/test_docs_site.py::test_two_builds_are_identical",
+    # a team's site from the installed wheel, at the top of the team's repository
+    "rlcat docs build --catalog . --out site": (
+        "tests/e2e/test_team_docs.py::test_the_installed_rlcat_builds_the_team_site"
+    ),
+    "rlcat docs serve --port 0 --timeout 1": (
+        "tests/e2e/test_docs_site.py::test_the_serve_example_builds_then_serves"
+    ),
 }
 
 

@@ -22,7 +22,7 @@ import yaml
 from rlcat.cli.app import command_tree
 from rlcat.cli.docs import docs_app
 from rlcat.docsite import generate as gen
-from rlcat.docsite.data import load_site
+from rlcat.docsite.data import Site, load_site
 from rlcat.docsite.home import quick_start_commands
 from rlcat.guards import REGISTRY
 from rlcat.model.axes import MODES
@@ -36,8 +36,14 @@ DOCS = REPO / "docs"
 
 
 @pytest.fixture(scope="module")
-def files() -> dict[str, str]:
-    return gen.generate(REPO, command_tree())
+def site() -> Site:
+    """Every built-in plan compiled, as the pages are made from it (once for the module's tests)."""
+    return load_site(REPO)
+
+
+@pytest.fixture(scope="module")
+def files(site: Site) -> dict[str, str]:
+    return gen.generate(REPO, command_tree(), site)
 
 
 def _page(path: str) -> str:
@@ -180,8 +186,7 @@ def test_home_page_quick_start_is_the_readme_s() -> None:
     assert intro in _page("index.md")
 
 
-def test_every_recipe_platform_guard_model_and_dataset_has_a_page() -> None:
-    site = load_site(REPO)
+def test_every_recipe_platform_guard_model_and_dataset_has_a_page(site: Site) -> None:
     expected = {f"recipes/{n}.md" for n in site.recipes}
     expected |= {f"platforms/{n}.md" for n in site.platforms}
     expected |= {f"guards/{g}.md" for g in REGISTRY}
@@ -275,8 +280,7 @@ def test_guard_pages_come_from_the_registry() -> None:
     assert "- **applies to**: platforms: rocm\n" in _page("guards/RLC501.md")
 
 
-def test_platform_pages_hold_the_profile() -> None:
-    site = load_site(REPO)
+def test_platform_pages_hold_the_profile(site: Site) -> None:
     for name, p in site.platforms.items():
         text = _plain(_page(f"platforms/{name}.md"))
         for key, value in p.software.items():
@@ -294,10 +298,10 @@ def test_platform_pages_hold_the_profile() -> None:
         )
 
 
-def test_matrix_cells_link_to_the_recipe_or_guard_behind_them() -> None:
+def test_matrix_cells_link_to_the_recipe_or_guard_behind_them(site: Site) -> None:
     text = _page("matrix.md")
     cells = 0
-    for platform in load_site(REPO).platforms:
+    for platform in site.platforms:
         section = _section(text, platform)
         for line in section.splitlines():
             if not line.startswith("| ") or line.startswith(("| algorithm", "| ---")):
@@ -409,14 +413,13 @@ def test_fields_page_has_a_section_per_field_and_is_in_the_nav() -> None:
     assert row.count("left out") == 1 and "actor_rollout_ref.actor.megatron.grad_offload" in _codes(row)
 
 
-def test_fields_page_agrees_with_explain_on_every_built_in_plan() -> None:
+def test_fields_page_agrees_with_explain_on_every_built_in_plan(site: Site) -> None:
     """What `rlcat explain RECIPE FIELD` says a field sets in a plan is on the page, for that release."""
     from rlcat.docsite.fields import field_of, leaf_fields
     from rlcat.emit.explain import field_keys
     from rlcat.model.fields import recipe_fields
 
     text = _page("fields.md")
-    site = load_site(REPO)
     open_maps = recipe_fields()[1]
     checked = 0
     for cell in site.cells:

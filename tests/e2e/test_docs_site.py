@@ -14,10 +14,13 @@ are skipped, unless RLCAT_REQUIRE_BROWSER=1 (CI sets it), which turns the skip i
 
 from __future__ import annotations
 
+import contextlib
 import html.parser
+import io
 import json
 import os
 import posixpath
+import re
 import shutil
 import tempfile
 import threading
@@ -33,7 +36,7 @@ import pytest
 import yaml
 
 from rlcat.cli import main
-from rlcat.docsite.build import build_site, server
+from rlcat.docsite.build import server
 from rlcat.guards import REGISTRY
 
 from conftest import REPO, docs_checkout, example_of
@@ -62,27 +65,42 @@ CHROMIUM_FLAGS = (
 
 
 class Built:
-    def __init__(self, first: Path, second: Path) -> None:
-        self.site, self.second = first, second
+    def __init__(self, first: Path, second: Path, served: str) -> None:
+        self.site, self.second, self.served = first, second, served
+
+
+def _run_example(args: list[str], checkout: Path) -> tuple[Path, str]:
+    """Run a help example's `args` in-process, in a copy of the checkout at `checkout` (it
+    regenerates the pages there, then builds): the site it built and what it printed."""
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(docs_checkout(patch, checkout))
+        with contextlib.redirect_stdout(printed):
+            assert main(args) == 0, f"`rlcat {' '.join(args)}` failed"
+    out = args[args.index("--out") + 1] if "--out" in args else "site"
+    return checkout / out, printed.getvalue()
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """The site built by the library from the checkout's docs/, and again by the help example
-    `rlcat docs build --out public`, run in a copy of the checkout (it regenerates the pages there,
-    then builds): the two must be the same site."""
+    """The site as the help examples `rlcat docs serve --port 0 --timeout 1` (it builds into the
+    checkout's site/, then serves it for a second) and `rlcat docs build --out public` build it,
+    each in its own copy of the checkout: the two must be the same site."""
     base = tmp_path_factory.mktemp("docs-site")
-    assert build_site(REPO, base / "a") == []
-    args = example_of("test_two_builds_are_identical")
-    with pytest.MonkeyPatch.context() as patch:
-        checkout = docs_checkout(patch, base / "checkout")
-        patch.chdir(checkout)
-        assert main(args) == 0, f"`rlcat {' '.join(args)}` failed"
-    return Built(base / "a", checkout / args[args.index("--out") + 1])
+    served, printed = _run_example(example_of("test_the_serve_example_builds_then_serves"), base / "serve")
+    second, _ = _run_example(example_of("test_two_builds_are_identical"), base / "build")
+    return Built(served, second, printed)
 
 
 def _files(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_the_serve_example_builds_then_serves(built: Built) -> None:
+    assert re.search(
+        rf"^serving {re.escape(str(built.site))} at http://127\.0\.0\.1:\d+/ \(for 1 s\)", built.served, re.M
+    ), built.served
+    assert (built.site / "index.html").is_file()
 
 
 def test_two_builds_are_identical(built: Built) -> None:

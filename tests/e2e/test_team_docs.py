@@ -42,7 +42,7 @@ from rlcat.dev import wheelhouse
 from rlcat.docsite.data import Cell, load_site
 from rlcat.docsite.figures.matrix_grid import STATUS_COLOURS, cell_gid
 
-from conftest import REPO, Result
+from conftest import REPO, Result, example_of
 
 # every test on one xdist worker: its module fixtures (the install, the build, Chromium) run once
 pytestmark = pytest.mark.xdist_group("team-docs")
@@ -111,13 +111,14 @@ def team_site(wheels: list[Path], tmp_path_factory: pytest.TempPathFactory) -> T
     env = {**_pip_env(tmp, [*wheels, docs_house]), **_venv(tmp / "venv")}
     install = _run(env, tmp, "python", "-m", "pip", "install", "-q", f"rlcat[docs]=={VERSION}")
     assert install.returncode == 0, install.stderr
-    work = tmp / "work"
-    _make_team(work / "team")
-    probe = _run(env, work, "python", "-c", "import rlcat; print(rlcat.__file__)")
+    team = tmp / "team"  # the team's repository: its catalog at the top, the site built beside it
+    _make_team(team)
+    probe = _run(env, team, "python", "-c", "import rlcat; print(rlcat.__file__)")
     assert probe.stdout.startswith(str(tmp / "venv")), "the wheel's copy runs, not the checkout's"
-    build = _run(env, work, "rlcat", "docs", "build", "--catalog", "team", "--out", "site")
+    # the help example, word for word, as a team runs it at the top of its repository
+    build = _run(env, team, "rlcat", *example_of("test_the_installed_rlcat_builds_the_team_site"))
     assert build.returncode == 0, build.stdout + build.stderr
-    return TeamSite(work / "site", work / "team", build)
+    return TeamSite(team / "site", team, build)
 
 
 def test_the_installed_rlcat_builds_the_team_site(team_site: TeamSite) -> None:
@@ -127,7 +128,7 @@ def test_the_installed_rlcat_builds_the_team_site(team_site: TeamSite) -> None:
     assert (site / "recipes" / f"{PARENT}.html").is_file()  # on top of the built-in catalog
     assert (site / "platforms" / f"{PLATFORM}.html").is_file()
     assert (site / "models" / f"{MODEL}.html").is_file()
-    assert sorted(p.name for p in site.parent.iterdir()) == ["site", "team"]  # nothing else left
+    assert sorted(p.name for p in site.parent.iterdir()) == ["catalog", "recipes", "site"]  # nothing else
 
 
 @pytest.fixture(scope="module")
