@@ -8,6 +8,8 @@ share everything but the last step, and a process that composes many of them (th
 - each file is parsed once (by its real path, size and modification time);
 - the defaults list of one entry config, search path and set of group overrides is built once;
 - the config merged from one defaults list of one search path is merged once;
+- each override text is parsed once (a catalog plan is some eighty overrides, most of them shared
+  with the plans of its recipe on other platforms and with every perturbation of it);
 - each interpolation text is parsed once (OmegaConf parses `${...}` on every resolution).
 
 Each compose still gets a fresh copy of what was kept, so the configs Hydra returns are as new as
@@ -30,6 +32,8 @@ from hydra._internal import config_loader_impl
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra._internal.core_plugins.file_config_source import FileConfigSource
 from hydra._internal.defaults_list import DefaultsList, Overrides
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Override
 from omegaconf.grammar_parser import parse as parse_interpolation
 
 _INSTALLED: list[bool] = []
@@ -49,6 +53,7 @@ def install() -> None:
     _parse_each_file_once()
     _defaults_lists_once()
     _merge_defaults_once()
+    _parse_overrides_once()
     _parse_interpolations_once()
     _INSTALLED.append(True)
 
@@ -123,6 +128,28 @@ def _merge_defaults_once() -> None:
         return fresh_copy(merged[key])
 
     ConfigLoaderImpl._compose_config_from_defaults_list = compose_from_defaults  # type: ignore[method-assign]
+
+
+def _parse_overrides_once() -> None:
+    """An override's parse depends on its text alone, and a compose only reads it (its value is
+    wrapped into new config nodes when applied), so one parse serves every compose. The texts are
+    parsed in order, so the first that fails raises Hydra's own error, and a failure is not kept."""
+    real = OverridesParser.parse_overrides
+    parsed: dict[str, Override] = {}
+
+    def parse_overrides(self: OverridesParser, overrides: list[str]) -> list[Override]:
+        fresh = list(dict.fromkeys(text for text in overrides if text not in parsed))
+        if len(parsed) + len(fresh) > 65536:
+            parsed.clear()  # bounded: a process that composes very many plans starts over
+            fresh = list(dict.fromkeys(overrides))
+        if fresh:
+            parsed.update(zip(fresh, real(self, fresh), strict=True))
+        found = [parsed[text] for text in overrides]
+        for override in found:
+            override.config_loader = self.config_loader  # as Hydra's own parse sets it
+        return found
+
+    OverridesParser.parse_overrides = parse_overrides  # type: ignore[method-assign]
 
 
 def _parse_interpolations_once() -> None:
