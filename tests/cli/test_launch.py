@@ -323,7 +323,9 @@ def fake_ray() -> Iterator[Callable[..., tuple[FakeRay, str]]]:
 
 @pytest.fixture
 def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No sleeping between status reads, and a log tail waited on for 10 ms, not a second."""
     monkeypatch.setattr(ray_job.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr("rlcat.cli.launch.LaunchOptions", functools.partial(LaunchOptions, poll_seconds=0.01))
 
 
 def submit(rlcat: Run, address: str, *args: str) -> Result:

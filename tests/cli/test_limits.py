@@ -260,6 +260,7 @@ def test_a_chain_over_the_limit_is_refused_at_its_extends(rlcat: Run, tmp_path: 
 KEYS = 16_000
 
 
+@pytest.mark.slow  # a big input
 def test_sixteen_thousand_keys_over_sixteen_thousand(rlcat: Run, tmp_path: Path) -> None:
     """A child that overrides half its parent's 16,000 env vars and adds 8,000: every value right."""
     folder = tmp_path / "recipes"

@@ -123,6 +123,7 @@ def test_replacing_in_sixteen_kib_is_read_as_bash_reads_it(operation: str) -> No
     assert found["overrides"] == [[f"a.b={bash_prints(lines)}", True]]
 
 
+@pytest.mark.slow  # big inputs: thousands of parts, each case seconds of reading
 @pytest.mark.parametrize(("distinct", "count", "uses"), [(False, 7000, 24), (True, 4500, 40)],
                          ids=["one part", "distinct parts"])  # fmt: skip
 def test_a_value_of_many_unknown_parts_is_split_in_one_pass(distinct: bool, count: int, uses: int) -> None:
@@ -192,6 +193,7 @@ def test_paths_that_never_merge_are_refused_with_a_diagnostic() -> None:
     assert f"more than {MAX_WORK} characters of work" in message
 
 
+@pytest.mark.slow  # a big input: a process that reads until its memory bound
 def test_lint_of_a_memory_hog_exits_2_with_the_bound_named(tmp_path: Path) -> None:
     """The console script (`lint`, and `import` for the refused script) under a 1 GiB memory limit:
     a value past MAX_TEXT is a warning at its line (the script is read, exit 0), a script past
