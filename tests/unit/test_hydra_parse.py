@@ -280,6 +280,7 @@ keys = st.one_of(
 values = hydra_values(st.floats(), keys)  # nan and infinities too: `same` compares floats by repr
 
 
+@pytest.mark.slow  # fuzzing: hundreds of drawn values (the parametrized cases stay in the inner loop)
 @settings(max_examples=300, deadline=None)
 @given(values)
 @example("A\n")  # render once left this bare ("$" in its regex matched before the newline)
@@ -340,6 +341,7 @@ texts = st.one_of(
 )
 
 
+@pytest.mark.slow  # fuzzing: hundreds of drawn values (the parametrized cases stay in the inner loop)
 @settings(max_examples=600, deadline=None)
 @given(texts)
 def test_parse_agrees_with_hydra(text: str) -> None:

@@ -55,6 +55,7 @@ keys = st.one_of(
 values = hydra_values(st.floats(allow_nan=False, allow_infinity=False), keys)
 
 
+@pytest.mark.slow  # fuzzing: hundreds of drawn values (the parametrized cases stay in the inner loop)
 @settings(max_examples=300, deadline=None)
 @given(values)
 def test_render_round_trips_through_hydra(value: Any) -> None:
@@ -69,6 +70,7 @@ def test_render_round_trips_through_hydra(value: Any) -> None:
     assert same(back, value), f"{value!r} rendered as {text!r} reaches verl as {back!r}"
 
 
+@pytest.mark.slow  # fuzzing: hundreds of drawn values (the parametrized cases stay in the inner loop)
 @settings(max_examples=300, deadline=None)
 @given(strings)
 def test_strings_round_trip_inside_lists_and_mappings(text: str) -> None:
