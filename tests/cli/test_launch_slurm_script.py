@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from rlcat.diagnostics import Diagnostic
 from rlcat.launch import slurm_submit
+from rlcat.launch.base import Console, LaunchOptions
 
 from conftest import SLURM_SITE, Result
 
@@ -204,6 +206,15 @@ def test_an_ended_jobs_exit_code_is_what_sbatch_wait_would_return(
     assert slurm_submit._exit_code(state, exit_code) == expected
 
 
+def _stand_ins(fakes: dict[str, str], folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slurm's commands as the shell scripts `fakes` (name → body), first on PATH, run in `folder`."""
+    for name, body in fakes.items():
+        (folder / name).write_text("#!/bin/sh\n" + body)
+        (folder / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}:/usr/bin:/bin")
+    monkeypatch.chdir(folder)
+
+
 DENIED = "scancel: error: Kill job error on job id 42: Access/permission denied"
 
 
@@ -217,14 +228,36 @@ def test_a_cancel_slurm_refuses_is_never_said_to_have_cancelled(
         "scontrol": "echo 'JobId=42 JobState=RUNNING Reason=None'\n",
         "scancel": f"echo '{DENIED}' >&2\nexit 1\n",
     }
-    for name, body in fakes.items():
-        (tmp_path / name).write_text("#!/bin/sh\n" + body)
-        (tmp_path / name).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
-    monkeypatch.chdir(tmp_path)
+    _stand_ins(fakes, tmp_path, monkeypatch)
     result = slurm(rlcat, "--submit", "--wait", "--timeout", "1")
     assert result.code == 1, result.err
     assert f"RLC1010 warning: could not cancel Slurm job 42: {DENIED}" in result.err
     said = "did not end within --timeout 1 s; rlcat could not cancel it: it may still be running"
     assert said in result.err
     assert "it was cancelled" not in result.err and "Slurm job 42 cancelled" not in result.err
+
+
+def test_a_ctrl_c_the_moment_the_job_exists_cancels_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # sbatch has printed the job id, and Ctrl-C (or SIGTERM) arrives before rlcat follows the job:
+    # with --wait the job is rlcat's to cancel, so it does; without --wait it only submitted it
+    cancelled = tmp_path / "cancelled"
+    fakes = {
+        "sbatch": 'cat >/dev/null\necho 42\nfor w in "$@"; do [ "$w" = --wait ] && exec sleep 60; done\n',
+        "scancel": f'echo "$@" >> {cancelled}\n',
+    }
+    _stand_ins(fakes, tmp_path, monkeypatch)
+    told: list[str] = []
+
+    def tell(found: list[Diagnostic]) -> None:
+        told.extend(d.message for d in found)
+        if found[0].message.startswith("submitted Slurm job 42"):
+            raise KeyboardInterrupt
+
+    console = Console(log=lambda text: None, tell=tell)
+    for wait in (True, False):
+        with pytest.raises(KeyboardInterrupt):
+            slurm_submit.submit_batch("#!/bin/bash\ntrue\n", LaunchOptions(), wait=wait, console=console)
+    assert cancelled.read_text() == "42\n"  # once: for the launch that waited
+    assert told.count("Slurm job 42 cancelled") == 1

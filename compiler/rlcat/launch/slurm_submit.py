@@ -84,16 +84,21 @@ def _submitted(
         raise
     if not job_id:
         raise _refused(process)
-    console.tell(
-        [
-            diag(
-                "RLC1010",
-                f"submitted Slurm job {job_id}; its output: {output.replace('%j', job_id)}",
-                severity=Severity.INFO,
-                argument="sbatch",
-            )
-        ]
-    )
+    try:
+        console.tell(
+            [
+                diag(
+                    "RLC1010",
+                    f"submitted Slurm job {job_id}; its output: {output.replace('%j', job_id)}",
+                    severity=Severity.INFO,
+                    argument="sbatch",
+                )
+            ]
+        )
+    except BaseException:  # Ctrl-C or SIGTERM the moment the job exists: --wait owns the job
+        if wait:
+            _cancel(job_id, process, console)
+        raise
     if not wait:
         process.wait(timeout=SUBMIT_SECONDS)
         console.log(job_id + "\n")
