@@ -332,6 +332,27 @@ def submit(rlcat: Run, address: str, *args: str) -> Result:
     return launch(rlcat, "--target", "ray-job", *AUTH, "--submit", "--address", address, *args)
 
 
+def test_a_ctrl_c_the_moment_the_job_exists_stops_it(
+    rlcat: Run, fake_ray: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ray has taken the job, and Ctrl-C arrives before rlcat follows it (while it says so): with
+    # --wait the job is rlcat's to stop, so it does; without --wait it only submitted it
+    real = ray_job.diag
+
+    def interrupted(code: str, message: str, **kw: Any) -> Any:
+        if message.startswith("submitted raysubmit_test"):
+            raise KeyboardInterrupt
+        return real(code, message, **kw)
+
+    monkeypatch.setattr(ray_job, "diag", interrupted)
+    for wait, stops in (((), 0), (("--wait",), 1)):
+        fake, address = fake_ray(["RUNNING"])
+        result = submit(rlcat, address, *wait)
+        assert result.code == 130, result.err  # ExitCode.INTERRUPTED
+        assert len(fake.stopped) == stops, wait
+        assert ("RLC1010 info: raysubmit_test stopped" in result.err) == bool(stops), result.err
+
+
 def test_submit_without_wait_prints_the_submission_id(rlcat: Run, fake_ray: Any) -> None:
     fake, address = fake_ray(["RUNNING"])
     result = submit(rlcat, address)

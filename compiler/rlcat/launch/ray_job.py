@@ -157,19 +157,24 @@ def _submit(client: RayJobsClient, launch: Launch, wait: bool, console: Console)
     else:
         submission_id, ray_warnings = client.submit_uploading(body)
     gpus = sum(per_node)
-    console.tell(
-        [
-            diag(
-                "RLC1010",
-                f"submitted {submission_id} to Ray {version.get('ray_version')} ({len(nodes)} nodes, "
-                f"{gpus:g} {resource}s)",
-                severity=Severity.INFO,
-                argument=client.url,
-            )
-        ]
-    )
-    if folder is not None:
-        _tell_package(client, submission_id, folder, ray_warnings, console)
+    try:
+        console.tell(
+            [
+                diag(
+                    "RLC1010",
+                    f"submitted {submission_id} to Ray {version.get('ray_version')} ({len(nodes)} nodes, "
+                    f"{gpus:g} {resource}s)",
+                    severity=Severity.INFO,
+                    argument=client.url,
+                )
+            ]
+        )
+        if folder is not None:
+            _tell_package(client, submission_id, folder, ray_warnings, console)
+    except BaseException:  # Ctrl-C or SIGTERM the moment the job exists: --wait owns the job
+        if wait:
+            _stop_quietly(client, submission_id, console)
+        raise
     if not wait:
         console.log(submission_id + "\n")
         return int(ExitCode.OK)
