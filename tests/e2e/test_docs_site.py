@@ -2,10 +2,10 @@
 
 The site is built twice, by the help examples `rlcat docs serve --port 0 --timeout 1` and `rlcat docs
 build --out public`, each in its own copy of the checkout (the two builds must be byte-identical),
-then served from a local HTTP server thread and browsed in headless Chromium through Selenium: the support matrix, a
-recipe page's ROCm overrides, search, the numbers of every result page, every link of every page.
-Screenshots of the home, matrix and a recipe page go to the run's temporary folder (`screenshots*`), or
-to the folder RLCAT_SCREENSHOTS names.
+then served from a local HTTP server thread and browsed in headless Chromium through Selenium: the
+support matrix, a recipe page's ROCm overrides, search, the numbers of every result page, every link
+of every page. Screenshots of the home, matrix and a recipe page go to the run's temporary folder
+(`screenshots*`), or to the folder RLCAT_SCREENSHOTS names.
 
 The browser tests need Debian's chromium and chromium-driver and the `selenium` package (installed
 by the CI setup step, never by the tests: they run without network). Without them the browser tests
