@@ -494,13 +494,17 @@ def test_a_timeout_cancels_the_running_job_and_leaves_nothing(
     assert result.code == 1, result.err + result.out[-3000:]  # ExitCode.FINDINGS, as documented
     said = f"RLC1010 error: Slurm job {job.group(1)} did not end within --timeout 10 s; it was cancelled"
     assert said in result.err and "Traceback" not in result.err
-    # nothing of the job is left: no step, no Ray on either node, no trainer
-    _wait_until(lambda: not in_cluster.jobs() and not in_cluster.ray_pids(), "the job left processes", 60)
-    shown = in_cluster.run("scontrol", "show", "job", "-o", job.group(1)).stdout
+    _cancelled_leaving_nothing(in_cluster, job.group(1), "held")
+
+
+def _cancelled_leaving_nothing(cluster: SlurmCluster, job_id: str, experiment: str) -> None:
+    """The job ended CANCELLED and nothing of it is left: no step, no Ray on either node, and no
+    trainer (of `experiment`, where it had started)."""
+    _wait_until(lambda: not cluster.jobs() and not cluster.ray_pids(), "the job left processes", 60)
+    shown = cluster.run("scontrol", "show", "job", "-o", job_id).stdout
     assert "JobState=CANCELLED" in shown, shown
-    held = in_cluster.out / "held.json"
-    if held.exists():  # the trainer had started: it ended with its job
-        assert not _alive(in_cluster.record("held")["pid"])
+    if (cluster.out / f"{experiment}.json").exists():  # the trainer had started: it ended with its job
+        assert not _alive(cluster.record(experiment)["pid"])
 
 
 @pytest.mark.parametrize(
@@ -548,10 +552,4 @@ def test_the_console_script_cancels_its_job_on_ctrl_c_and_sigterm(
     assert job, text
     assert f"RLC1010 info: Slurm job {job.group(1)} cancelled" in text, text
     assert text.rstrip().endswith(said) and "Traceback" not in text
-    # nothing of the job is left: no step, no Ray on either node, no trainer
-    _wait_until(lambda: not in_cluster.jobs() and not in_cluster.ray_pids(), "the job left processes", 60)
-    shown = in_cluster.run("scontrol", "show", "job", "-o", job.group(1)).stdout
-    assert "JobState=CANCELLED" in shown, shown
-    held = in_cluster.out / f"{name}.json"
-    if held.exists():  # the trainer had started: it ended with its job
-        assert not _alive(in_cluster.record(name)["pid"])
+    _cancelled_leaving_nothing(in_cluster, job.group(1), name)

@@ -305,11 +305,11 @@ _MADE_AT_MOST = 1024
 
 def _made(config: Any, dataclass_type: Any = None) -> Any:
     """verl's `omega_conf_to_dataclass(config, dataclass_type)`, built once per values and type."""
-    try:
-        values = OmegaConf.to_container(config, resolve=True) if isinstance(config, DictConfig) else None
-    except Exception:  # what verl's own build raises for it, with its own message
+    if not isinstance(config, DictConfig):  # a dict, or an object verl passes through
         return omega_conf_to_dataclass(config, dataclass_type)
-    if values is None:
+    try:
+        values = OmegaConf.to_container(config, resolve=True)
+    except Exception:  # what verl's own build raises for it, with its own message
         return omega_conf_to_dataclass(config, dataclass_type)
     text = json.dumps([repr(dataclass_type), values], sort_keys=True, default=repr)
     key = hashlib.sha256(text.encode()).hexdigest()  # a digest: memory stays small
