@@ -149,6 +149,22 @@ def test_every_runtime_runs_ray_and_the_trainer_in_one_place(
     assert 'watched on_node "$RLCAT_HEAD" env RAY_ADDRESS="$RAY_ADDRESS" \\\n    python3 -m verl' in text
 
 
+@pytest.mark.parametrize(
+    ("container", "removal"),
+    [
+        # docker kills at once; podman would wait 10 s for `sleep infinity`, which ignores SIGTERM
+        ("docker", 'docker rm -f "rlcat-$SLURM_JOB_ID"'),
+        ("podman", 'podman rm -f -t 0 "rlcat-$SLURM_JOB_ID"'),
+    ],
+)
+def test_teardown_removes_the_containers_without_a_grace_period(
+    rlcat: Run, container: str, removal: str
+) -> None:
+    text = slurm(rlcat, "--container", container).out
+    [teardown] = re.findall(rf"srun [^\n]* {container} rm [^\n]*", text)
+    assert removal in teardown, teardown
+
+
 def test_submit_without_slurm_is_bad_input(
     rlcat: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

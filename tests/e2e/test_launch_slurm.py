@@ -15,6 +15,11 @@ changed on the nodes (Slurm's gres plugin sets CUDA_VISIBLE_DEVICES in every GPU
 diagnostic; a --timeout, and Ctrl-C or SIGTERM to the console script (a process of its own), cancel
 a running job with their documented exit codes: each leaves nothing running.
 
+`--container podman` runs on the real podman (tests/e2e/podman_site.py: an image made here, a
+storage per node): the shipped 2 × 8 plan arrives as compiled in a container per node, with a
+credential passed by name, its checkpoint in a mounted folder outlives the `--rm` containers, and a
+node without the image fails the job by its name before anything starts.
+
 Network safety: loopback only (the Ray test's settings: a HOME holding ray_bootstrap_config.yaml,
 RAY_USAGE_STATS_ENABLED=0, RAY_AUTH_MODE=disabled, given to the job through sbatch's environment,
 never in rlcat's output). Every daemon is bounded in time and stopped by PID, jobs are cancelled and
@@ -42,10 +47,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import podman_site
 import pytest
+from podman_site import PodmanSite
 from test_launch_ray import _alive, _wait_until, assert_plan_received, compiled_plan
 
-from conftest import Result
+from conftest import REPO, Result
 
 # the Ray tests' worker: no two real clusters on this machine at once (pyproject: --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("real-engines")
@@ -553,3 +560,113 @@ def test_the_console_script_cancels_its_job_on_ctrl_c_and_sigterm(
     assert f"RLC1010 info: Slurm job {job.group(1)} cancelled" in text, text
     assert text.rstrip().endswith(said) and "Traceback" not in text
     _cancelled_leaving_nothing(in_cluster, job.group(1), name)
+
+
+@pytest.fixture(scope="module")
+def podman(slurm: SlurmCluster) -> Iterator[PodmanSite]:
+    """The real podman as the nodes' container runtime (tests/e2e/podman_site.py), its image built
+    here once; without podman and runc the tests skip, unless RLCAT_REQUIRE_PODMAN=1 (CI). Any
+    container a failed test leaves is removed (the cluster's own stop kills what has its HOME)."""
+    lacking = podman_site.missing()
+    if lacking:
+        reason = "needs " + ", ".join(lacking) + " (Debian's podman and runc)"
+        if os.environ.get("RLCAT_REQUIRE_PODMAN") == "1":
+            pytest.fail(reason + " (RLCAT_REQUIRE_PODMAN=1)", pytrace=False)
+        pytest.skip(reason)
+    site = podman_site.make_site(slurm.root / "podman")
+    try:
+        yield site
+    finally:
+        for node in NODES:
+            site.podman(node, "rm", "--all", "--force", "--time", "0")
+
+
+@pytest.fixture
+def in_containers(in_cluster: SlurmCluster, podman: PodmanSite, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The site's podman first on the job's PATH, a credential in the submitting shell, and a team
+    catalog whose `cuda` profile gives the containers the nodes' GPU devices (the built-in profile
+    leaves the GPUs to CDI, which this machine has no spec for); the catalog's folder."""
+    monkeypatch.setenv("PATH", f"{podman.env['PATH']}:{in_cluster.env['PATH']}")
+    monkeypatch.setenv("CONTAINERS_CONF", podman.env["CONTAINERS_CONF"])
+    monkeypatch.setenv("WANDB_API_KEY", SECRET)  # the submitting shell's credential, passed by name
+    catalog = in_cluster.root / "team-catalog"
+    (catalog / "catalog" / "platforms").mkdir(parents=True, exist_ok=True)
+    devices = "".join(
+        f"  - --device={in_cluster.root}/fakedev/nvidia{i}:/dev/nvidia{i}\n" for i in range(GPUS_PER_NODE)
+    )
+    profile = (REPO / "catalog" / "platforms" / "cuda.yaml").read_text(encoding="utf-8")
+    (catalog / "catalog" / "platforms" / "cuda.yaml").write_text(profile + "docker_run:\n" + devices)
+    return catalog
+
+
+def _launch_in_podman(
+    rlcat: Callable[..., Result], podman: PodmanSite, catalog: Path, name: str, image: str = podman_site.IMAGE
+) -> Result:
+    """The shipped 2 × 8 CUDA plan, launched on a site whose nodes run podman: the image, the folders
+    the containers mount (this Python's environment and the checkout, read-only, as a shared software
+    tree; the cluster's folder, which holds HOME, the working folder and the stand-in's output), the
+    setup line that activates the environment, and the variables the stand-in needs and the
+    credential, passed by name."""
+    root = podman.root.parent
+    return rlcat(
+        "launch", TWO_BY_EIGHT, "--platform", "cuda", "--target", "slurm", "--ray-auth-mode", "disabled",
+        "--set", f"trainer.experiment={name}", "--catalog", str(catalog),
+        "--container", "podman", "--image", image, "--pull", "never",
+        f"--mount={sys.prefix}:{sys.prefix}:ro", f"--mount={REPO}:{REPO}:ro", f"--mount={root}:{root}",
+        "--setup", f"source {shlex.quote(sys.prefix)}/bin/activate",
+        "--pass-env", "PYTHONPATH", "--pass-env", "RLCAT_STUB_OUT", "--pass-env", "WANDB_API_KEY",
+        "--submit", "--wait", "--timeout", str(JOB_SECONDS),
+    )  # fmt: skip
+
+
+def test_podman_containers_on_both_nodes_run_the_plan_and_keep_its_checkpoint(
+    rlcat: Callable[..., Result],
+    in_cluster: SlurmCluster,
+    in_containers: Path,
+    podman: PodmanSite,
+) -> None:
+    # the shipped 2 × 8 CUDA plan in a podman container per node: the plan's env reaches Ray's
+    # workers through `run -e`, the passed credential by name, the checkpoint lands in a mounted
+    # folder and outlives the `--rm` containers, and teardown leaves no container
+    name = "in_podman"
+    result = _launch_in_podman(rlcat, podman, in_containers, name)
+    assert result.code == 0, result.err + result.out[-5000:]
+    assert "teardown (exit 0)" in result.out
+    catalog = ("--catalog", str(in_containers))
+    plan = compiled_plan(rlcat, TWO_BY_EIGHT, "cuda", "--set", f"trainer.experiment={name}", *catalog)
+    record = in_cluster.record(name)
+    assert_plan_received(record, plan, {"RAY_AUTH_MODE": "disabled", "WANDB_API_KEY": SECRET})
+    # the driver and both nodes' Ray workers ran in podman containers (podman marks its containers
+    # with container=podman), on both nodes, and saw the nodes' eight devices
+    for env in [record["driver_env"], *(node["env"] for node in record["nodes"])]:
+        assert env.get("container") == "podman", env
+    assert sorted(node["ip"] for node in record["nodes"]) == sorted(NODES.values())
+    assert record["cluster_gpus"] == 2 * GPUS_PER_NODE
+    # the checkpoint, saved inside the head's container under the working folder (a mount), is on
+    # the host after the containers are gone
+    checkpoint = Path(record["checkpoint"])
+    assert checkpoint.is_relative_to(in_cluster.root / "work"), checkpoint
+    assert json.loads(checkpoint.read_text(encoding="utf-8")) == record["argv"]
+    assert podman.containers("n1") == [] and podman.containers("n2") == []
+    assert in_cluster.jobs() == [] and in_cluster.ray_pids() == []
+
+
+def test_a_node_without_the_image_fails_the_job_naming_it(
+    rlcat: Callable[..., Result],
+    in_cluster: SlurmCluster,
+    in_containers: Path,
+    podman: PodmanSite,
+) -> None:
+    # an image only n1 holds, and --pull never: n2 is named before any container or Ray starts
+    only_n1 = "localhost/rlcat-only-n1:e2e"
+    tagged = podman.podman("n1", "tag", podman_site.IMAGE, only_n1)
+    assert tagged.returncode == 0, tagged.stderr
+    result = _launch_in_podman(rlcat, podman, in_containers, "no_image", image=only_n1)
+    assert result.code == 1, result.err + result.out[-3000:]
+    said = f"rlcat: node n2: no image {only_n1} (--pull never: load or pull it on every node first)"
+    assert said in result.out, result.out[-3000:]
+    assert "rlcat: node n1" not in result.out
+    assert "ray start" not in result.out
+    assert podman.containers("n1") == [] and podman.containers("n2") == []
+    assert not (in_cluster.out / "no_image.json").exists()
+    assert in_cluster.jobs() == []

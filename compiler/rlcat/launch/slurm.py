@@ -384,10 +384,12 @@ def sbatch_script(launch: Launch) -> str:
 
 # What each node checks before anything of Ray starts, as `bash -c` text with the image, the
 # runtime and the pull policy as its arguments: the image is there (or is pulled as the policy
-# says), else the job fails naming the node and the image.
+# says), else the job fails naming the node and the image. A node is named as Slurm names it (what
+# sinfo and --nodelist say; Slurm sets SLURMD_NODENAME in every step), by its host name where that is
+# not set (inside a docker or podman container, which gets the plan's env only).
 IMAGE_CHECK = """\
 image=$1 runtime=$2 pull=$3
-fail() { echo "rlcat: node $(hostname): $*" >&2; exit 1; }
+fail() { echo "rlcat: node ${SLURMD_NODENAME:-$(hostname)}: $*" >&2; exit 1; }
 have() { "$runtime" image inspect "$image" >/dev/null 2>&1; }
 get() { "$runtime" pull "$image" >/dev/null; }
 case $pull in
@@ -398,9 +400,10 @@ esac
 """
 # What each node checks where its commands run (after the setup lines, in the container if any).
 TOOLS_CHECK = """\
+node=${SLURMD_NODENAME:-$(hostname)}
 for tool in python3 ray; do
     command -v "$tool" >/dev/null ||
-        { echo "rlcat: node $(hostname): no $tool on PATH (after the setup lines)" >&2; exit 1; }
+        { echo "rlcat: node $node: no $tool on PATH (after the setup lines)" >&2; exit 1; }
 done
 """
 
@@ -451,7 +454,8 @@ def _site_lines(launch: Launch, kind: str, every_node: str) -> list[str]:
             comment_line("The image file on every node."),
             f"{every_node} bash -c "
             + shell_word(
-                '[[ -r $1 ]] || { echo "rlcat: node $(hostname) cannot read the image $1" >&2; exit 1; }'
+                "[[ -r $1 ]] || "
+                '{ echo "rlcat: node ${SLURMD_NODENAME:-$(hostname)} cannot read the image $1" >&2; exit 1; }'
             )
             + f" rlcat-image {shell_word(image)} ||",
             "    die 'a node does not have the image (see above)'",

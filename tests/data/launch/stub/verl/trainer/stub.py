@@ -1,5 +1,6 @@
 """What the stand-in trainer does: record argv and env, call `ray.init()` as verl's run_ppo does,
-probe every node, compose the overrides with Hydra against the real verl tree, write a record.
+probe every node, compose the overrides with Hydra against the real verl tree, save a checkpoint file
+where verl would (trainer.default_local_dir), write a record.
 When the job has a working_dir, the driver and each node's probe also record the files of their
 working directory (where Ray unpacked it) with their text.
 
@@ -117,8 +118,16 @@ def main() -> None:
     try:
         from rlcat.dev import compose
 
-        compose.compose(release, config_name, overrides)
+        config = compose.compose(release, config_name, overrides)
         record["composed"] = True
+        # where verl's trainer saves its checkpoints (trainer.default_local_dir, relative to the
+        # driver's working folder): the stand-in saves one file there, as a save step would
+        saved_in = str(config.trainer.default_local_dir)
+        checkpoint = os.path.abspath(os.path.join(saved_in, "rlcat-stand-in.ckpt"))
+        os.makedirs(os.path.dirname(checkpoint), exist_ok=True)
+        with open(checkpoint, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(argv))
+        record["checkpoint"] = checkpoint
     except Exception:
         record["composed"] = False
         record["compose_error"] = traceback.format_exc()
