@@ -10,15 +10,13 @@ says so rather than "stopped".
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
+import local_ray
 import pytest
-from test_launch_ray import HEAD_IP, RECIPE, STUB, RayCluster, _free_port, _job_count, _ray, agent_ports
+from test_launch_ray import HEAD_IP, RECIPE, RayCluster, _free_port, _job_count, _ray, agent_ports
 
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import RlcatError
@@ -35,24 +33,13 @@ pytestmark = pytest.mark.xdist_group("real-engines")
 @pytest.fixture(scope="module")
 def open_cluster() -> Iterator[RayCluster]:
     """One head, 8 fake GPUs, RAY_AUTH_MODE=disabled."""
-    root = Path(tempfile.mkdtemp(prefix="rlcat-rayopen-", dir="/tmp"))
+    root, env = local_ray.cluster_folder("rlcat-rayopen-", {"RAY_AUTH_MODE": "disabled"})
     home, out = root / "home", root / "out"
-    home.mkdir()
-    out.mkdir()
-    (home / "ray_bootstrap_config.yaml").write_text("{}\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "PYTHONPATH"))}
-    env |= {
-        "HOME": str(home),
-        "RAY_USAGE_STATS_ENABLED": "0",
-        "RAY_AUTH_MODE": "disabled",
-        "PYTHONPATH": str(STUB),
-        "RLCAT_STUB_OUT": str(out),
-    }
     gcs, dashboard = _free_port(HEAD_IP), _free_port(HEAD_IP)
     cluster = RayCluster(f"http://{HEAD_IP}:{dashboard}", out, home, env, f"{HEAD_IP}:{gcs}")
     try:
         head = _ray(
-            env,
+            cluster,
             "start",
             "--head",
             f"--node-ip-address={HEAD_IP}",

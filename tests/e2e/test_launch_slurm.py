@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import local_ray
 import podman_site
 import pytest
 from podman_site import PodmanSite
@@ -57,7 +58,6 @@ from conftest import REPO, Result
 # the Ray tests' worker: no two real clusters on this machine at once (pyproject: --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("real-engines")
 
-STUB = Path(__file__).resolve().parent.parent / "data" / "launch" / "stub"
 NODES = {"n1": "127.0.0.2", "n2": "127.0.0.3"}
 GPUS_PER_NODE = 8
 CPUS_PER_NODE = 2
@@ -231,7 +231,7 @@ def slurm() -> Iterator[SlurmCluster]:
         "SLURM_CONF": str(root / "slurm.conf"),
         "HOME": str(root / "home"),
         "RAY_USAGE_STATS_ENABLED": "0",
-        "PYTHONPATH": str(STUB),
+        "PYTHONPATH": str(local_ray.STUB),
         "RLCAT_STUB_OUT": str(root / "out"),
     }
     cluster = SlurmCluster(root, env, root / "out")
