@@ -15,7 +15,8 @@ from rlcat.dev import wheelhouse
 
 from conftest import REPO
 
-# (script, the smallest arguments that still exercise every step)
+# (script, the smallest arguments that still exercise every step); ray_submit.py needs a Ray
+# cluster and runs on the e2e one (test_launch_ray.py), test_tiers.py runs the suite itself
 SMOKE_RUNS = [
     ("cold_compile.py", ["--repeat", "1"]),
     ("compile_all.py", ["--repeat", "1"]),
