@@ -22,7 +22,8 @@ that holds its GPUs) with each client, interleaved, each a fresh process:
 
 Timed: from starting the command to the first read of the job's status (`/api/jobs/ID`, every
 20 ms once the command has returned) that is RUNNING. The job is then stopped, and the next
-submission waits for it to end. A first submission, not counted, waits for the cluster's job agent.
+submission waits for it to end. One submission of each client, not counted, comes first (a new
+head's job agent starting); the clients then take turns going first.
 Budget: rlcat reaches RUNNING no later than plain `ray job submit` (median of the rounds' own
 ratios <= 1.10). The exit code is 0 unless --check is given and the budget fails.
 """
@@ -34,7 +35,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -66,12 +66,6 @@ POLL_SECONDS = 0.02
 BIN = Path(sys.executable).parent
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
     """A one-node cluster of this run on 127.0.0.1: its dashboard's address and the env its
@@ -79,15 +73,22 @@ def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
     keeps; at the end each process of that session is stopped by PID (tests/e2e/local_ray.py;
     never `ray stop`, which stops every Ray of the user)."""
     root, env = local_ray.cluster_folder("rlcat-bench-ray-", {"RAY_AUTH_MODE": "disabled"})
-    dashboard = _free_port()
+    dashboard = local_ray.free_port("127.0.0.1")
     start = subprocess.Popen(
-        [str(BIN / "ray"), "start", "--head", "--node-ip-address=127.0.0.1", f"--port={_free_port()}",
-         "--dashboard-host=127.0.0.1", f"--dashboard-port={dashboard}", "--include-dashboard=true",
+        [str(BIN / "ray"), "start", "--head", "--node-ip-address=127.0.0.1",
+         f"--port={local_ray.free_port('127.0.0.1')}", "--dashboard-host=127.0.0.1",
+         f"--dashboard-port={dashboard}", "--include-dashboard=true", *local_ray.agent_ports("127.0.0.1"),
          f"--temp-dir={root / 'ray'}", "--num-cpus=4", "--num-gpus=8", "--disable-usage-stats"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env=env, cwd=root,  # the jobs' drivers start, and write, in the cluster's folder
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
     try:
-        _, err = start.communicate(timeout=120)
+        try:
+            _, err = start.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            start.kill()
+            start.wait()
+            raise SystemExit("ray start did not return within 120 s") from None
         if start.returncode != 0:
             raise SystemExit(f"ray start failed: {err[-2000:]}")
         yield f"http://127.0.0.1:{dashboard}", env
@@ -145,31 +146,37 @@ def submit_once(jobs: RayJobsClient, client: Client, env: dict[str, str]) -> flo
         time.sleep(POLL_SECONDS)
     took = time.perf_counter() - began
     jobs.stop(job)
+    deadline = time.monotonic() + 60
     while jobs.info(job)["status"] not in TERMINAL_STATES:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{job} did not stop within 60 s")
         time.sleep(0.2)
     return took
 
 
 def run(address: str, auth_mode: str, env: dict[str, str], repeat: int) -> dict[str, list[float]]:
-    """The interleaved rounds, after one submission that is not counted (a head just started
-    refuses jobs until its job agent is up)."""
+    """The rounds, after one submission of each client that is not counted (a head just started
+    refuses jobs until its job agent is up; each client's first start reads its files from disk).
+    The clients take turns going first, round by round."""
     jobs = RayJobsClient(address, token=env.get("RAY_AUTH_TOKEN"))
     each = clients(address, auth_mode, env)
     deadline = time.monotonic() + 300
-    while True:
-        try:
-            submit_once(jobs, each["rlcat launch --submit"], env)
-            break
-        except (RuntimeError, RayApiError) as exc:
-            if "No available agent" not in str(exc):
-                raise SystemExit(str(exc)) from exc
-            if time.monotonic() > deadline:
-                raise SystemExit(f"the cluster took no job within 300 s: {exc}") from exc
-            time.sleep(1)
+    for client in each.values():
+        while True:
+            try:
+                submit_once(jobs, client, env)
+                break
+            except (RuntimeError, RayApiError) as exc:
+                if "No available agent" not in str(exc):
+                    raise SystemExit(str(exc)) from exc
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"the cluster took no job within 300 s: {exc}") from exc
+                time.sleep(1)
     samples: dict[str, list[float]] = {name: [] for name in each}
-    for _ in range(max(repeat, 1)):
-        for name, client in each.items():
-            samples[name].append(submit_once(jobs, client, env))
+    names = list(each)
+    for round_ in range(max(repeat, 1)):
+        for name in names if round_ % 2 == 0 else names[::-1]:
+            samples[name].append(submit_once(jobs, each[name], env))
     return samples
 
 

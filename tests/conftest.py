@@ -39,6 +39,40 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 REPO = Path(__file__).resolve().parent.parent
+_CHECKOUT_BEFORE = pytest.StashKey[set[bytes] | None]()  # git status when the run began
+
+
+def _checkout_status() -> set[bytes] | None:
+    """The checkout's changed and untracked files as `git status` lists them; None outside git."""
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain=v1", "-z", "--untracked-files=all"],
+        capture_output=True,
+        check=False,
+    )
+    return set(listed.stdout.split(b"\0")) - {b""} if listed.returncode == 0 else None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the run's controller, once
+        session.config.stash[_CHECKOUT_BEFORE] = _checkout_status()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """No test writes into the checkout (a stand-in's checkpoints under a Ray driver started in it
+    did once, and were committed): a file the run changed or left fails the run, by name. Golden
+    updates (RLCAT_UPDATE_GOLDEN) write there on purpose."""
+    if hasattr(session.config, "workerinput") or os.environ.get("RLCAT_UPDATE_GOLDEN"):
+        return
+    before, after = session.config.stash.get(_CHECKOUT_BEFORE, None), _checkout_status()
+    if before is None or after is None or after <= before:
+        return
+    written = sorted(entry.decode(errors="replace") for entry in after - before)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("tests wrote into the checkout: " + ", ".join(written), red=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 # the hand-written recipes (goldens and the heavy compose tests iterate them) and the upstream
 # examples imported from verl's own scripts (recipes/upstream/, tested lightly)
 SEED_RECIPES = sorted(p.stem for p in (REPO / "recipes").glob("*.yaml"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -45,14 +46,35 @@ def cluster_folder(prefix: str, auth: dict[str, str]) -> tuple[Path, dict[str, s
     return root, env
 
 
+def free_port(host: str) -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def agent_ports(host: str) -> tuple[str, ...]:
+    """Ports of a node's own for its agents: with Ray's defaults, two nodes (or two heads) on one
+    machine race for the same ones, and the loser's dashboard agent has no HTTP port (the job
+    server then answers "No available agent to submit job", or fails to read the log of a job whose
+    driver runs on that node)."""
+    return (
+        f"--dashboard-agent-listen-port={free_port(host)}",
+        f"--dashboard-agent-grpc-port={free_port(host)}",
+        f"--runtime-env-agent-port={free_port(host)}",
+        f"--metrics-export-port={free_port(host)}",
+    )
+
+
 def in_sessions(sessions: Collection[int]) -> list[int]:
-    """Every live process whose session is one of `sessions` (field 6 of /proc/PID/stat)."""
+    """Every live process whose session is one of `sessions` (fields 3 and 6 of /proc/PID/stat:
+    its state, a zombie left out, and its session)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError, ValueError, IndexError):
                 stat = (entry / "stat").read_text()
-                if int(stat[stat.rindex(")") + 2 :].split()[3]) in sessions:
+                fields = stat[stat.rindex(")") + 2 :].split()
+                if fields[0] != "Z" and int(fields[3]) in sessions:
                     found.append(int(entry.name))
     return found
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import local_ray
 import pytest
-from test_launch_ray import HEAD_IP, RECIPE, RayCluster, _free_port, _job_count, _ray, agent_ports
+from test_launch_ray import HEAD_IP, RECIPE, RayCluster, _job_count, _ray
 
 from rlcat.compile.assemble import Request, compile_request
 from rlcat.diagnostics import RlcatError
@@ -35,7 +35,7 @@ def open_cluster() -> Iterator[RayCluster]:
     """One head, 8 fake GPUs, RAY_AUTH_MODE=disabled."""
     root, env = local_ray.cluster_folder("rlcat-rayopen-", {"RAY_AUTH_MODE": "disabled"})
     home, out = root / "home", root / "out"
-    gcs, dashboard = _free_port(HEAD_IP), _free_port(HEAD_IP)
+    gcs, dashboard = local_ray.free_port(HEAD_IP), local_ray.free_port(HEAD_IP)
     cluster = RayCluster(f"http://{HEAD_IP}:{dashboard}", out, home, env, f"{HEAD_IP}:{gcs}")
     try:
         head = _ray(
@@ -47,7 +47,7 @@ def open_cluster() -> Iterator[RayCluster]:
             f"--dashboard-host={HEAD_IP}",
             f"--dashboard-port={dashboard}",
             "--include-dashboard=true",
-            *agent_ports(HEAD_IP),
+            *local_ray.agent_ports(HEAD_IP),
             f"--temp-dir={root / 'ray'}",
             "--num-cpus=2",
             "--num-gpus=8",

@@ -59,6 +59,7 @@ from conftest import REPO, Result
 pytestmark = pytest.mark.xdist_group("real-engines")
 
 NODES = {"n1": "127.0.0.2", "n2": "127.0.0.3"}
+CONTROLLER = "127.0.0.1"  # slurmctld, and where every daemon's free port is found
 GPUS_PER_NODE = 8
 CPUS_PER_NODE = 2
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "srun", "scontrol", "sinfo", "squeue", "scancel")
@@ -121,12 +122,6 @@ def _require_slurm() -> None:
         if os.environ.get("RLCAT_REQUIRE_SLURM") == "1":
             pytest.fail(reason + " (RLCAT_REQUIRE_SLURM=1)", pytrace=False)
         pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -198,7 +193,8 @@ def _write_config(root: Path, env: dict[str, str]) -> None:
     for i in range(GPUS_PER_NODE):
         os.mknod(root / "fakedev" / f"nvidia{i}", 0o666 | 0o020000, os.makedev(1, 3))  # like /dev/null
     nodes = "\n".join(
-        f"NodeName={name} NodeHostname={socket.gethostname()} NodeAddr={ip} Port={_free_port()} "
+        f"NodeName={name} NodeHostname={socket.gethostname()} NodeAddr={ip} "
+        f"Port={local_ray.free_port(CONTROLLER)} "
         f"CPUs={CPUS_PER_NODE} RealMemory=4000 Gres=gpu:{GPUS_PER_NODE} State=UNKNOWN"
         for name, ip in NODES.items()
     )
@@ -206,7 +202,7 @@ def _write_config(root: Path, env: dict[str, str]) -> None:
         SLURM_CONF.format(
             host=socket.gethostname(),
             user=getpass.getuser(),
-            ctld_port=_free_port(),
+            ctld_port=local_ray.free_port(CONTROLLER),
             root=root,
             nodes=nodes,
             names=",".join(NODES),
