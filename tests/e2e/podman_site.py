@@ -63,7 +63,9 @@ class PodmanSite:
         )
 
     def containers(self, node: str) -> list[str]:
-        return self.podman(node, "ps", "-a", "--format", "{{.Names}}").stdout.split()
+        listed = self.podman(node, "ps", "-a", "--format", "{{.Names}}")
+        assert listed.returncode == 0, listed.stderr
+        return listed.stdout.split()
 
 
 def make_site(root: Path) -> PodmanSite:
@@ -86,11 +88,23 @@ def make_site(root: Path) -> PodmanSite:
     wrapper.chmod(0o755)
     site = PodmanSite(root, {"CONTAINERS_CONF": str(root / "containers.conf"), "PATH": str(root / "bin")})
     stdin = io.BytesIO(_rootfs())
+    (root / "images-tmp").mkdir()
     imported = subprocess.run(
-        [podman, "--root", str(root / "images"), "--runroot", str(root / "images-run"), "import", "-", IMAGE],
+        [
+            podman,
+            "--root",
+            str(root / "images"),
+            "--runroot",
+            str(root / "images-run"),
+            "--tmpdir",
+            str(root / "images-tmp"),
+            "import",
+            "-",
+            IMAGE,
+        ],
         input=stdin.getvalue(),
         capture_output=True,
-        env=os.environ | site.env,
+        env=os.environ | site.env | {"TMPDIR": str(root / "images-tmp")},  # the import's staging
         timeout=120,
         check=False,
     )

@@ -385,8 +385,8 @@ def sbatch_script(launch: Launch) -> str:
 # What each node checks before anything of Ray starts, as `bash -c` text with the image, the
 # runtime and the pull policy as its arguments: the image is there (or is pulled as the policy
 # says), else the job fails naming the node and the image. A node is named as Slurm names it (what
-# sinfo and --nodelist say; Slurm sets SLURMD_NODENAME in every step), by its host name where that is
-# not set (inside a docker or podman container, which gets the plan's env only).
+# sinfo and --nodelist say; Slurm sets SLURMD_NODENAME in every step, and docker and podman
+# containers get it with -e), by its host name where nothing set it.
 IMAGE_CHECK = """\
 image=$1 runtime=$2 pull=$3
 fail() { echo "rlcat: node ${SLURMD_NODENAME:-$(hostname)}: $*" >&2; exit 1; }

@@ -9,7 +9,8 @@ raylet). This module writes that function's body and the steps that start and re
   `docker_run` flags and `-e NAME` for every plan env var and every `--pass-env` name, so the env is
   in the container before `ray start` (failure mode 3: `exec -e` reaches the driver only), and with
   the host's HOME and working folder (`-e HOME -e PWD -w "$PWD"`, as apptainer has them), so the
-  plan's `~`, `$PWD` and relative paths name the same folders as on the host; commands go
+  plan's `~`, `$PWD` and relative paths name the same folders as on the host, and with Slurm's name
+  for the node (`-e SLURMD_NODENAME`), so a check inside names the node as Slurm does; commands go
   through `exec`.
 - apptainer: `apptainer exec IMAGE` per command; apptainer passes the host env through and binds
   HOME, the working folder and /tmp.
@@ -66,7 +67,7 @@ def runtime(launch: Launch, env_names: list[str], every_node: str) -> Runtime:
             *(" ".join(shell_word(word) for word in flag) for flag in _run_flags(launch, kind)),
             *(f"-v {mount}" for mount in mounts),
             *(f"-e {name}" for name in [*env_names, *passed]),
-            '-e HOME -e PWD -w "$PWD"',
+            '-e HOME -e PWD -e SLURMD_NODENAME -w "$PWD"',
             f"{shell_word(image)} sleep infinity",
         ]
         return Runtime(
