@@ -254,27 +254,31 @@ def calls_recorded(record: Path) -> list[Call]:
     return found
 
 
-def run_calls(script: Path, folder: Path, caller: dict[str, str]) -> list[Call]:
+def run_calls(script: Path, folder: Path, caller: dict[str, str]) -> tuple[list[Call], str]:
     """Run `script` with /bin/bash in `folder`, the environment `caller` (which names the record
-    file, RECORD); what the stubs recorded, with the environment each had beyond the caller's."""
-    subprocess.run(
+    file, RECORD); what the stubs recorded, with the environment each had beyond the caller's, and
+    what bash printed on stderr."""
+    ran = subprocess.run(
         ["/bin/bash", str(script)], env=caller, cwd=folder, capture_output=True, timeout=60, check=False
     )
-    return [
+    calls = [
         Call(c.name, c.argv, {k: v for k, v in c.env.items() if caller.get(k) != v and k not in SHELL_OWN})
         for c in calls_recorded(Path(caller["RECORD"]))
     ]
+    return calls, ran.stderr.decode(errors="replace")
 
 
-def run_bash(source: str, folder: Path, bin_dir: Path) -> Call | None:
-    """What bash's `python3` received when it ran `source`; None when it never ran."""
+def run_bash(source: str, folder: Path, bin_dir: Path) -> tuple[Call | None, str]:
+    """What bash's `python3` received when it ran `source` (None when it never ran), and what bash
+    printed on stderr."""
     path = folder / "run.sh"
     path.write_text(source)
     record = folder / "calls"
     record.unlink(missing_ok=True)
-    calls = run_calls(path, folder, {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": HOME, "RECORD": str(record)})
+    caller = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": HOME, "RECORD": str(record)}
+    calls, stderr = run_calls(path, folder, caller)
     assert len(calls) <= 1, calls
-    return calls[0] if calls else None
+    return (calls[0] if calls else None), stderr
 
 
 @settings(
@@ -288,14 +292,17 @@ def run_bash(source: str, folder: Path, bin_dir: Path) -> Call | None:
 # launch line; the reader says so there (RLC1105) and keeps the launch a caller with arguments runs
 @example(source="V0=''\nA=(a 'b c')\nset -eu\npython3 -m verl.trainer.main_ppo k0.a=\"$1\"\n")
 def test_the_reader_gives_what_bash_runs(source: str, recorder: Path, tmp_path: Path) -> None:
-    ran = run_bash(source, tmp_path, recorder)
+    ran, stderr = run_bash(source, tmp_path, recorder)
     reading = read_script(tmp_path / "run.sh", env={"HOME": HOME})
     assert not [d for d in reading.diagnostics if d.code == "RLC050"], (source, reading.diagnostics)
     if ran is None:
         # bash stopped before the launch: `set -e` with a failing test (the reader's launch is then
-        # under an assumption), or `set -u` with a read of something unset (the reader says that
-        # bash stops there, RLC1105, on or before the launch's last line)
-        stops = [d.line for d in reading.diagnostics if d.code == "RLC1105" and d.line is not None]
+        # under an assumption), or `set -u` with a read of something unset, where bash says so
+        # and the reader says that bash stops there (RLC1105, on or before the launch's last line)
+        unbound = "unbound variable" in stderr
+        stops = [
+            d.line for d in reading.diagnostics if d.code == "RLC1105" and d.line is not None and unbound
+        ]
 
         def said_to_stop(launch: Launch) -> bool:
             last = max([launch.line, *(o.line for o in launch.overrides)])
@@ -377,7 +384,7 @@ def test_expands_words_as_bash_does(case: str, recorder: Path, tmp_path: Path) -
     script = tmp_path / "run.sh"
     script.write_text(BASH_CASES[case] + "\n" if case in BASH_CASES else BASH_EXACT_CASES[case])
     caller = {"PATH": f"{recorder}:/usr/bin:/bin", "HOME": HOME, "RECORD": str(tmp_path / "calls")}
-    (ran,) = run_calls(script, tmp_path, caller)
+    (ran,), _ = run_calls(script, tmp_path, caller)
     reading = read_script(script, env={"HOME": HOME})
     assert not [d for d in reading.diagnostics if d.code in ("RLC050", "RLC1101")], reading.diagnostics
     (launch,) = reading.launches
@@ -430,7 +437,7 @@ def test_a_reference_script_reads_as_bash_runs_it(name: str, recorder: Path, tmp
 
     calls = [
         Call(c.name, [placeholders(a) for a in c.argv], {k: placeholders(v) for k, v in c.env.items()})
-        for c in run_calls(REFERENCE / f"{name}.sh", folder, caller)
+        for c in run_calls(REFERENCE / f"{name}.sh", folder, caller)[0]
     ]
     ran = [c for c in calls if "-m" in c.argv]  # the rest: the device probe, `python get_model.py`
     assert all(c.argv[:1] == ["-c"] or c.argv[0].endswith(".py") for c in calls if c not in ran), calls
