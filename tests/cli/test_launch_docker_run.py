@@ -183,10 +183,12 @@ def test_docker_receives_the_words_that_were_judged(rlcat: Run, tmp_path: Path) 
     words = [w for entry in docker_run_flags(profile["docker_run"]).words for w in entry]
     assert received[4 : 4 + len(words)] == words
     assert words[4:10] == ["-e", "A=1 2", "-e", "B", "--label", "rlcat.note=x y"]
-    # the mounts as the node's bash resolves them, and the host's HOME and working folder
+    # the mounts as the node's bash resolves them, the host's HOME and working folder, and Slurm's
+    # name for the node
     home = str(tmp_path / "home")
     assert received[received.index("-v") + 1] == f"{home}/data:{home}/data"
-    assert received[received.index("-w") - 4 : received.index("-w") + 1] == ["-e", "HOME", "-e", "PWD", "-w"]
+    named = received[received.index("-w") - 6 : received.index("-w") + 1]
+    assert named == ["-e", "HOME", "-e", "PWD", "-e", "SLURMD_NODENAME", "-w"]
 
 
 def test_the_docs_page_line_runs_the_same_words(tmp_path: Path) -> None:
