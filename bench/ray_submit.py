@@ -74,26 +74,19 @@ def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
     never `ray stop`, which stops every Ray of the user)."""
     root, env = local_ray.cluster_folder("rlcat-bench-ray-", {"RAY_AUTH_MODE": "disabled"})
     dashboard = local_ray.free_port("127.0.0.1")
-    start = subprocess.Popen(
-        [str(BIN / "ray"), "start", "--head", "--node-ip-address=127.0.0.1",
-         f"--port={local_ray.free_port('127.0.0.1')}", "--dashboard-host=127.0.0.1",
-         f"--dashboard-port={dashboard}", "--include-dashboard=true", *local_ray.agent_ports("127.0.0.1"),
-         f"--temp-dir={root / 'ray'}", "--num-cpus=4", "--num-gpus=8", "--disable-usage-stats"],
-        env=env, cwd=root,  # the jobs' drivers start, and write, in the cluster's folder
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    started, session = local_ray.ray(
+        env, root, "start", "--head", "--node-ip-address=127.0.0.1",
+        f"--port={local_ray.free_port('127.0.0.1')}", "--dashboard-host=127.0.0.1",
+        f"--dashboard-port={dashboard}", "--include-dashboard=true", *local_ray.agent_ports("127.0.0.1"),
+        f"--temp-dir={root / 'ray'}", "--num-cpus=4", "--num-gpus=8", "--disable-usage-stats",
+        timeout=120,
     )  # fmt: skip
     try:
-        try:
-            _, err = start.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            start.kill()
-            start.wait()
-            raise SystemExit("ray start did not return within 120 s") from None
-        if start.returncode != 0:
-            raise SystemExit(f"ray start failed: {err[-2000:]}")
+        if started.returncode != 0:
+            raise SystemExit(f"ray start failed ({started.returncode}): {started.stderr[-2000:]}")
         yield f"http://127.0.0.1:{dashboard}", env
     finally:
-        local_ray.stop(lambda: local_ray.in_sessions([start.pid]))
+        local_ray.stop(lambda: local_ray.in_sessions([session]))
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -63,6 +65,44 @@ def agent_ports(host: str) -> tuple[str, ...]:
         f"--runtime-env-agent-port={free_port(host)}",
         f"--metrics-export-port={free_port(host)}",
     )
+
+
+def ray(
+    env: dict[str, str], folder: Path, *args: str, timeout: float
+) -> tuple[subprocess.CompletedProcess[str], int]:
+    """`ray ARGS` (this Python's) in `folder`, where the drivers of the cluster's jobs then start and
+    write (checkpoints), as the leader of a new session: its result (killed after `timeout`
+    seconds), and that session, which every process it leaves running keeps."""
+    command = shutil.which("ray", path=str(Path(sys.executable).parent))
+    assert command, "Ray is not installed: pip install -e '.[test]' brings ray[default]"
+    process = subprocess.Popen(
+        [command, *args],
+        env=env,
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate(timeout=10)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err), process.pid
+
+
+def with_home(home: Path | str) -> list[int]:
+    """Every live process (but this one) whose environment holds HOME=`home`: what a test started
+    with that HOME and did not retitle (daemons, clients, a job's driver)."""
+    marker = f"HOME={home}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            with contextlib.suppress(OSError):
+                if marker in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+    return found
 
 
 def in_sessions(sessions: Collection[int]) -> list[int]:

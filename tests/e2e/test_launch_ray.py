@@ -86,18 +86,7 @@ class RayCluster:
         """Every live process started for this cluster: in the session of one of its `ray start`s
         (every Ray process of it, its retitled agents too), or with its HOME (what started elsewhere
         works for it: a client, a job's driver)."""
-        with_home = []
-        marker = f"HOME={self.home}".encode()
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                environ = (entry / "environ").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if marker in environ:
-                with_home.append(int(entry.name))
-        return sorted({*local_ray.in_sessions(self.sessions), *with_home})
+        return sorted({*local_ray.in_sessions(self.sessions), *local_ray.with_home(self.home)})
 
     def stop(self) -> None:
         """Stop this cluster's processes by their PIDs (never `ray stop`, which would stop every Ray
@@ -111,26 +100,10 @@ class RayCluster:
 
 
 def _ray(cluster: RayCluster, *args: str) -> subprocess.CompletedProcess[str]:
-    """`ray ARGS` in the cluster's env, as the leader of a session the cluster keeps (the processes
-    `ray start` leaves running stay in it)."""
-    ray = shutil.which("ray", path=str(Path(sys.executable).parent))
-    assert ray, "Ray is not installed: pip install -e '.[test]' brings ray[default]"
-    process = subprocess.Popen(
-        [ray, *args],
-        env=cluster.env,
-        cwd=cluster.home.parent,  # the jobs' drivers start here, and write (checkpoints) here
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    cluster.sessions.append(process.pid)
-    try:
-        out, err = process.communicate(timeout=START_SECONDS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        out, err = process.communicate(timeout=10)
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    """`ray ARGS` in the cluster's env and folder, as the leader of a session the cluster keeps."""
+    done, session = local_ray.ray(cluster.env, cluster.home.parent, *args, timeout=START_SECONDS)
+    cluster.sessions.append(session)
+    return done
 
 
 @pytest.fixture(scope="module")

@@ -141,14 +141,7 @@ class SlurmCluster:
 
     def job_pids(self) -> list[int]:
         """Every live process of this cluster's jobs and daemons: they all have its HOME."""
-        marker = f"HOME={self.env['HOME']}".encode()
-        found = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit() and int(entry.name) != os.getpid():
-                with contextlib.suppress(OSError):
-                    if marker in (entry / "environ").read_bytes().split(b"\0"):
-                        found.append(int(entry.name))
-        return found
+        return local_ray.with_home(self.env["HOME"])
 
     def stop(self) -> None:
         """Cancel the jobs, then stop every process by PID: SIGTERM, SIGKILL after a grace."""
