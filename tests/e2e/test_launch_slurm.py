@@ -165,16 +165,26 @@ class SlurmCluster:
                 daemon.wait(timeout=1)
 
     def ray_pids(self) -> list[int]:
-        """The Ray processes the jobs started (gcs_server, raylet, ...) that are still alive."""
+        """The Ray processes the jobs started that are still alive: `ray start`, gcs_server, raylet
+        and Ray's Python processes, each run from a path through Ray's package or its `ray` command,
+        and workers titled `ray::...`. A word of the command line is matched, never a substring:
+        the cluster's folder is in the daemons' command lines, and its random name may hold "ray"
+        (a CI run's was /tmp/rlcat-slurm-9khoiray)."""
+        daemons = {daemon.pid for daemon in self.daemons}
         found = []
         for pid in self.job_pids():
             with contextlib.suppress(OSError):
-                if b"ray" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                words = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+                if pid not in daemons and any(_is_ray_word(word) for word in words):
                     found.append(pid)
         return found
 
     def record(self, name: str) -> dict[str, Any]:
         return json.loads((self.out / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _is_ray_word(word: str) -> bool:
+    return word.startswith("ray::") or "ray" in Path(word).parts
 
 
 def _write_config(root: Path, env: dict[str, str]) -> None:
@@ -321,6 +331,21 @@ def _received_env(env: dict[str, str], submitting: dict[str, str]) -> dict[str, 
     """The entries of the trainer's `env` that the submitting shell did not give it (sbatch passes
     that shell's env on), less Slurm's and Ray's own: what the launch gave."""
     return {k: v for k, v in env.items() if submitting.get(k) != v and not NOT_THE_LAUNCHS.fullmatch(k)}
+
+
+@pytest.mark.parametrize(
+    ("word", "ray"),
+    [
+        ("/root/venv/bin/ray", True),  # `ray start`
+        ("/v/lib/python3.11/site-packages/ray/core/src/ray/raylet/raylet", True),
+        ("/v/lib/python3.11/site-packages/ray/dashboard/agent.py", True),
+        ("ray::IDLE", True),
+        ("--socket=/tmp/rlcat-slurm-9khoiray/munge/socket", False),  # munged, in a CI run
+        ("actor_rollout_ref.rollout.ray_wait_register_center_timeout=300", False),
+    ],
+)
+def test_a_ray_process_is_told_by_a_word_of_its_command_line(word: str, ray: bool) -> None:
+    assert _is_ray_word(word) is ray
 
 
 def test_the_sbatch_runs_the_plan_on_both_nodes(
@@ -527,12 +552,10 @@ def test_the_console_script_cancels_its_job_on_ctrl_c_and_sigterm(
             stdout=subprocess.DEVNULL, stderr=stderr, env=dict(os.environ), cwd=in_cluster.root / "work",
         )  # fmt: skip
         try:
+            # stopped once the job's Ray runs (which also shows that ray_pids finds Ray's processes)
             _wait_until(
-                lambda: (
-                    "R" in in_cluster.run("squeue", "-h", "-o", "%t").stdout.split()
-                    or process.poll() is not None
-                ),
-                "the job did not start running",
+                lambda: bool(in_cluster.ray_pids()) or process.poll() is not None,
+                "the job's Ray did not start",
                 60,
             )
             assert process.poll() is None, err.read_text()
