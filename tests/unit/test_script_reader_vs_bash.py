@@ -19,6 +19,8 @@ and exported env. The recorder is a `/bin/sh` script, not Python: 68 scripts tak
 from __future__ import annotations
 
 import os
+import random
+import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -291,6 +293,11 @@ def run_bash(source: str, folder: Path, bin_dir: Path) -> tuple[Call | None, str
 # found by the property: under `set -u`, `$1` of a script run without arguments stops bash at the
 # launch line; the reader says so there (RLC1105) and keeps the launch a caller with arguments runs
 @example(source="V0=''\nA=(a 'b c')\nset -eu\npython3 -m verl.trainer.main_ppo k0.a=\"$1\"\n")
+# and: `test` with more than four words is an expression (`-o`, `-a`, `!`, parentheses), as in `[`
+@example(
+    source="V0=''\nif test \"${V0:-}\" = x -o -n \"${V0:-}\"; then\n  V0=''\nelse\n  V0='00'\nfi\n"
+    "python3 -m verl.trainer.main_ppo k0.a=${V0:-0}\n"
+)
 def test_the_reader_gives_what_bash_runs(source: str, recorder: Path, tmp_path: Path) -> None:
     ran, stderr = run_bash(source, tmp_path, recorder)
     reading = read_script(tmp_path / "run.sh", env={"HOME": HOME})
@@ -318,6 +325,50 @@ def test_the_reader_gives_what_bash_runs(source: str, recorder: Path, tmp_path: 
     assert all(o.known for o in launch.overrides), (source, [o.text for o in launch.overrides if not o.known])
     assert ["-m", launch.entrypoint, *(o.text for o in launch.overrides)] == ran.argv, source
     assert dict(launch.env) == ran.env, source
+
+
+# --- `test` over known words ---------------------------------------------------------------------
+
+# Words `test` is given, drawn from operands and operators: bash picks the form by the number of words
+# (one to four), then reads an expression with `!`, `-a`, `-o` and parentheses.
+OPERANDS = ("", "x", "1", "07")
+TEST_WORDS = (*OPERANDS, *OPERANDS, "!", "(", ")", "-a", "-o", "-n", "-z", "=", "!=", "-eq", "-lt", "-f")
+
+
+def _test_argument_lists() -> list[tuple[str, ...]]:
+    rng = random.Random("test-words")
+    lists = {tuple(rng.choice(TEST_WORDS) for _ in range(rng.randint(0, 7))) for _ in range(1500)}
+    return sorted(lists)
+
+
+def test_test_over_known_words_decides_as_bash_does(tmp_path: Path) -> None:
+    """Each list of words given to `test`, as a script runs it: where the reader decides the
+    outcome, bash gives the same (0 or 1; a test bash rejects with status 2 is never decided as
+    true), and the reader decides most of the lists bash answers with 0 or 1 (half of them before it
+    read `test` as bash's test.c does, past four words)."""
+    lists = _test_argument_lists()
+    script = tmp_path / "tests.sh"
+    script.write_text("".join(f"test {shlex.join(words)}; echo $?\n" for words in lists))
+    ran = subprocess.run(["/bin/bash", str(script)], capture_output=True, text=True, timeout=60, check=False)
+    statuses = [int(line) for line in ran.stdout.split()]
+    assert len(statuses) == len(lists), ran.stderr[-2000:]
+    decided = answered = 0  # of the lists bash answers with 0 or 1
+    for words, status in zip(lists, statuses, strict=True):
+        source = f"test {shlex.join(words)} && v=1 || v=2\npython3 -m verl.trainer.main_ppo k.v=$v\n"
+        path = tmp_path / "one.sh"
+        path.write_text(source)
+        reading = read_script(path, env={"HOME": HOME})
+        values = sorted(o.text for launch in reading.launches for o in launch.overrides)
+        answered += status in (0, 1)
+        decided += status in (0, 1) and len(values) == 1
+        if values == ["k.v=1"]:
+            assert status == 0, (words, status)
+        elif values == ["k.v=2"]:
+            assert status in (1, 2), (words, status)  # false, or rejected: the `||` runs either way
+        else:
+            assert values == ["k.v=1", "k.v=2"], (words, values)  # undecided: both read
+    # 104 of 130 when written; the others read a file or a shell option (`-f F`, `-a F`, `-o OPT`)
+    assert decided >= 0.75 * answered, (decided, answered)
 
 
 # --- shell features, one script each -------------------------------------------------------------

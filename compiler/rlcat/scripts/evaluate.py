@@ -1040,31 +1040,127 @@ class Evaluator(Expander):
 
 
 def _test_words(words: list[Text]) -> bool | None:
-    """`test` / `[` over expanded words: the common one- to three-word forms."""
+    """`test` / `[` over expanded words, as bash's test builtin reads them (test.c): by the number of
+    words for up to four (POSIX's rules), else as an expression with `!`, `-a`, `-o` and parentheses.
+    None where the outcome depends on what the reader does not see (files, options, a word it does
+    not know) or where bash would report a syntax error."""
     if any(not w.known for w in words):
         return None
-    values = [w.value for w in words]
-    if values[:1] == ["!"]:
-        inner = _test_words(words[1:])
-        return None if inner is None else not inner
-    if not values:
-        return False
-    if len(values) == 1:
-        return values[0] != ""
-    if len(values) == 2:
-        op, operand = values
-        if op in ("-z", "-n"):
-            return (operand == "") == (op == "-z")
+    try:
+        return _WordTest([w.value for w in words]).posix()
+    except _Undecided:
         return None
-    if len(values) == 3:
-        a, op, b = values
+
+
+class _Undecided(Exception):
+    """The test reads something the reader does not see, or bash rejects its syntax."""
+
+
+_WORD_UNARY = {"-z", "-n"}  # bash knows more (files, -o, -v, -t): they leave a test undecided
+_WORD_BINARY = {"=", "==", "!=", *("-eq", "-ne", "-lt", "-le", "-gt", "-ge")}
+_WORD_OTHER_BINARY = {"<", ">", "-nt", "-ot", "-ef"}
+
+
+class _WordTest:
+    """bash's test.c over known words: `posix` picks the form by count, `expr` parses the rest."""
+
+    def __init__(self, values: list[str]) -> None:
+        self.values, self.pos = values, 0
+
+    def posix(self) -> bool:
+        v = self.values
+        if len(v) == 0:
+            return False
+        if len(v) == 1:
+            return v[0] != ""
+        if len(v) == 2:
+            return self._two(0)
+        if len(v) == 3:
+            return self._three(0)
+        if len(v) == 4 and v[0] == "!":
+            return not self._three(1)
+        if len(v) == 4 and v[0] == "(" and v[3] == ")":
+            return self._two(1)
+        value = self._or()
+        if self.pos != len(v):
+            raise _Undecided  # bash: "too many arguments"
+        return value
+
+    def _two(self, at: int) -> bool:
+        op, operand = self.values[at], self.values[at + 1]
+        if op == "!":
+            return operand == ""
+        return self._unary(op, operand)
+
+    def _three(self, at: int) -> bool:
+        a, op, b = self.values[at : at + 3]
+        if op in _WORD_BINARY or op in _WORD_OTHER_BINARY:
+            return self._binary(a, op, b)
+        if op in ("-a", "-o"):
+            return (a != "" and b != "") if op == "-a" else (a != "" or b != "")
+        if a == "!":
+            return not self._two(at + 1)
+        if a == "(" and b == ")":
+            return op != ""
+        raise _Undecided  # bash: "binary operator expected"
+
+    def _or(self) -> bool:
+        value = self._and()
+        if self._next("-o"):
+            other = self._or()  # bash evaluates both sides: an error on either side is reported
+            return value or other
+        return value
+
+    def _and(self) -> bool:
+        value = self._term()
+        if self._next("-a"):
+            other = self._and()
+            return value and other
+        return value
+
+    def _term(self) -> bool:
+        v, at = self.values, self.pos
+        if at >= len(v):
+            raise _Undecided  # bash: "argument expected"
+        if v[at] == "!":
+            self.pos += 1
+            return not self._term()
+        if v[at] == "(":
+            self.pos += 1
+            value = self._or()
+            if not self._next(")"):
+                raise _Undecided  # bash: "`)' expected"
+            return value
+        if at + 2 < len(v) and (v[at + 1] in _WORD_BINARY or v[at + 1] in _WORD_OTHER_BINARY):
+            self.pos += 3
+            return self._binary(v[at], v[at + 1], v[at + 2])
+        if at + 1 < len(v) and v[at].startswith("-") and len(v[at]) == 2:  # `-a FILE`, `-o OPT` too
+            self.pos += 2
+            return self._unary(v[at], v[at + 1])
+        self.pos += 1
+        return v[at] != ""
+
+    def _next(self, word: str) -> bool:
+        if self.pos < len(self.values) and self.values[self.pos] == word:
+            self.pos += 1
+            return True
+        return False
+
+    @staticmethod
+    def _unary(op: str, operand: str) -> bool:
+        if op not in _WORD_UNARY:
+            raise _Undecided  # a file test, an option, a variable: not the reader's to see
+        return (operand == "") == (op == "-z")
+
+    @staticmethod
+    def _binary(a: str, op: str, b: str) -> bool:
         if op in ("=", "=="):
             return a == b
         if op == "!=":
             return a != b
         if op in _NUMBERS:
             return _NUMBERS[op](_test_integer(a), _test_integer(b))
-    return None
+        raise _Undecided  # `<` and `>` sort by a locale's rules; -nt, -ot, -ef read files
 
 
 # A test expression grouped as bash groups it: ("or"|"and", left, right), ("!", inner),
