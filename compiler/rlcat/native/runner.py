@@ -34,7 +34,6 @@ import collections
 import contextlib
 import copy
 import functools
-import gc
 import hashlib
 import importlib.util
 import io
@@ -540,12 +539,6 @@ def main() -> int:
     }
     PROTOCOL.write(json.dumps(hello) + "\n")
     PROTOCOL.flush()
-    # What verl, torch and transformers loaded (over a million objects) lives as long as the process,
-    # and each case makes and drops thousands of config nodes: without this, every full collection
-    # the cases trigger walks all of the former again. Frozen, they are left out of collections;
-    # the cases' own garbage is collected as ever. Measured on the oracle tier's 772 perturbations
-    # of verl 0.9.1: 82 s of CPU before, 56 s after (docs/architecture.md, exceptions).
-    gc.freeze()
     for line in sys.stdin:
         if not line.strip():
             continue
