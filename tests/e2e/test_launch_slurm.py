@@ -150,16 +150,9 @@ class SlurmCluster:
         deadline = time.monotonic() + 30
         while self.jobs() and time.monotonic() < deadline:
             time.sleep(0.5)
-        for sig, grace in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-            pids = {*self.job_pids(), *(d.pid for d in self.daemons if d.poll() is None)}
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, sig)
-            deadline = time.monotonic() + grace
-            while time.monotonic() < deadline and (
-                self.job_pids() or any(d.poll() is None for d in self.daemons)
-            ):
-                time.sleep(0.2)
+        local_ray.stop(
+            lambda: [*self.job_pids(), *(d.pid for d in self.daemons if d.poll() is None)], grace=10.0
+        )
         for daemon in self.daemons:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 daemon.wait(timeout=1)

@@ -1057,8 +1057,6 @@ class _Undecided(Exception):
 
 
 _WORD_UNARY = {"-z", "-n"}  # bash knows more (files, -o, -v, -t): they leave a test undecided
-_WORD_BINARY = {"=", "==", "!=", *("-eq", "-ne", "-lt", "-le", "-gt", "-ge")}
-_WORD_OTHER_BINARY = {"<", ">", "-nt", "-ot", "-ef"}
 
 
 class _WordTest:
@@ -1094,7 +1092,7 @@ class _WordTest:
 
     def _three(self, at: int) -> bool:
         a, op, b = self.values[at : at + 3]
-        if op in _WORD_BINARY or op in _WORD_OTHER_BINARY:
+        if op in _WORD_BINARY:
             return self._binary(a, op, b)
         if op in ("-a", "-o"):
             return (a != "" and b != "") if op == "-a" else (a != "" or b != "")
@@ -1131,7 +1129,7 @@ class _WordTest:
             if not self._next(")"):
                 raise _Undecided  # bash: "`)' expected"
             return value
-        if at + 2 < len(v) and (v[at + 1] in _WORD_BINARY or v[at + 1] in _WORD_OTHER_BINARY):
+        if at + 2 < len(v) and v[at + 1] in _WORD_BINARY:
             self.pos += 3
             return self._binary(v[at], v[at + 1], v[at + 2])
         if at + 1 < len(v) and v[at].startswith("-") and len(v[at]) == 2:  # `-a FILE`, `-o OPT` too
@@ -1183,6 +1181,8 @@ _TEST_BINARY = {
     "-ot",
     "-ef",
 }
+# `test`'s binary operators (bash's test_binop): `[[`'s, but for `=~`
+_WORD_BINARY = _TEST_BINARY - {"=~"}
 _TEST_LOGICAL = {"-o": "or", "||": "or", "-a": "and", "&&": "and"}
 
 
