@@ -1,7 +1,8 @@
 """Submitting a plan to a real Ray cluster: `rlcat launch --target ray-job --submit` against plain
 `ray job submit`, from the command's start to the job's RUNNING.
 
-Run:  python bench/ray_submit.py [--repeat N] [--address URL --ray-auth-mode M] [--json FILE] [--check]
+Run:  python bench/ray_submit.py [--repeat N] [--address URL --ray-auth-mode M] [--no-warm-up] [--json FILE]
+      [--check]
 
 Without --address, a one-node Ray cluster is started for the run on 127.0.0.1 (eight fake GPUs; a
 HOME of its own holding ray_bootstrap_config.yaml `{}`, so Ray reads no cloud metadata; usage stats
@@ -23,7 +24,7 @@ that holds its GPUs) with each client, interleaved, each a fresh process:
 Timed: from starting the command to the first read of the job's status (`/api/jobs/ID`, every
 20 ms once the command has returned) that is RUNNING. The job is then stopped, and the next
 submission waits for it to end. One submission of each client, not counted, comes first (a new
-head's job agent starting); the clients then take turns going first.
+head's job agent starting; `--no-warm-up` leaves it out); the clients then take turns going first.
 Budget: rlcat reaches RUNNING no later than plain `ray job submit` (median of the rounds' own
 ratios <= 1.10). The exit code is 0 unless --check is given and the budget fails.
 """
@@ -147,14 +148,16 @@ def submit_once(jobs: RayJobsClient, client: Client, env: dict[str, str]) -> flo
     return took
 
 
-def run(address: str, auth_mode: str, env: dict[str, str], repeat: int) -> dict[str, list[float]]:
+def run(
+    address: str, auth_mode: str, env: dict[str, str], repeat: int, warm_up: bool = True
+) -> dict[str, list[float]]:
     """The rounds, after one submission of each client that is not counted (a head just started
-    refuses jobs until its job agent is up; each client's first start reads its files from disk).
-    The clients take turns going first, round by round."""
+    refuses jobs until its job agent is up; each client's first start reads its files from disk),
+    unless `warm_up` is off. The clients take turns going first, round by round."""
     jobs = RayJobsClient(address, token=env.get("RAY_AUTH_TOKEN"))
     each = clients(address, auth_mode, env)
     deadline = time.monotonic() + 300
-    for client in each.values():
+    for client in each.values() if warm_up else ():
         while True:
             try:
                 submit_once(jobs, client, env)
@@ -179,10 +182,16 @@ def main() -> int:
     parser.add_argument(
         "--ray-auth-mode", default="disabled", help="that cluster's auth mode (default disabled)"
     )
+    parser.add_argument(
+        "--no-warm-up",
+        dest="warm_up",
+        action="store_false",
+        help="no uncounted first submission of each client (a smoke run on a cluster that runs jobs already)",
+    )
     args = parser.parse_args()
     if args.address:
         env = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}"}
-        samples = run(args.address, args.ray_auth_mode, env, args.repeat)
+        samples = run(args.address, args.ray_auth_mode, env, args.repeat, args.warm_up)
     else:
         with ray_cluster() as (address, env):
             samples = run(address, "disabled", env, args.repeat)

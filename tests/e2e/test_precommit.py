@@ -101,7 +101,9 @@ def _offline_env(tmp_path: Path) -> dict[str, str]:
         [sys.executable, "-m", "pre_commit", "--version"], capture_output=True, check=False
     )
     assert probe.returncode == 0, 'pre-commit is missing: pip install -e ".[test]"'
-    return offline_env(tmp_path)
+    # no bytecode compiled at the hook's install, as in test_team_repo._pip_env (the hook's benchmark,
+    # bench/precommit_lint.py, installs as a user's pre-commit does, compiling)
+    return offline_env(tmp_path) | {"PIP_COMPILE": "0"}
 
 
 def _provided_hook(hook_id: str) -> dict[str, object]:

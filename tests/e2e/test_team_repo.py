@@ -46,13 +46,17 @@ def wheels(rlcat_wheel: Path) -> list[Path]:
 
 
 def _pip_env(tmp: Path, links: list[Path]) -> dict[str, str]:
-    """pip reaches nothing but these folders: no index, no config file, no cache shared with others."""
+    """pip reaches nothing but these folders: no index, no config file, no cache shared with others.
+    It compiles no bytecode at install (`PIP_COMPILE=0`, pip's `--no-compile`): a test's commands
+    compile the modules they import, and compiling every module of every package was more than half
+    of an install's CPU (rlcat[docs]: 8.7 s, and 3.8 s without)."""
     return clean_env(
         PIP_NO_INDEX="1",
         PIP_FIND_LINKS=" ".join(str(link) for link in links),
         PIP_CONFIG_FILE=os.devnull,
         PIP_DISABLE_PIP_VERSION_CHECK="1",
         PIP_CACHE_DIR=str(tmp / "pip-cache"),
+        PIP_COMPILE="0",
     )
 
 
