@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from hypothesis import settings
 from hypothesis.configuration import set_hypothesis_home_dir
-from xdist.plugin import pytest_xdist_auto_num_workers as xdist_cores
 
 from rlcat import __version__ as VERSION
 from rlcat.catalog import Catalog
@@ -37,19 +36,6 @@ set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_HYPOTHESIS_HOME, ignore_errors=True)
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto` (pyproject's addopts): a worker per core and one more. The tests on real Ray and
-    Slurm clusters share one worker (xdist_group "real-engines") for about four minutes of a whole
-    run and mostly wait on the clusters' daemons, which left a core partly idle meanwhile; the extra
-    worker fills it. On the 2-core machine the whole suite took 383 s with three workers against
-    398 s and 414 s with two, and the inner loop (`-m "not slow"`, none of those tests) the same
-    either way (48.3 s and 44.1 s, against 47.9 s and 45.7 s). PYTEST_XDIST_AUTO_NUM_WORKERS, as
-    pytest-xdist reads it, still decides where set."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None  # pytest-xdist's own hook reads it
-    return int(xdist_cores(config)) + 1  # the cores pytest-xdist counts (physical ones, by psutil)
 
 
 REPO = Path(__file__).resolve().parent.parent
