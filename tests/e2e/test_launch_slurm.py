@@ -521,6 +521,18 @@ def _cancelled_leaving_nothing(cluster: SlurmCluster, job_id: str, experiment: s
         assert not _alive(cluster.record(experiment)["pid"])
 
 
+# Runs the command that follows with SIGINT at its default, as a terminal starts its foreground
+# command, then becomes it (exec: the same process, which the test signals). A test run started in
+# the background by a non-interactive shell ignores SIGINT, and every process it starts inherits
+# that: the console script would never see the Ctrl-C (its job left running, holding the nodes).
+AS_FROM_A_TERMINAL = (
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+)
+
+
 @pytest.mark.parametrize(
     ("sent", "code", "said"),
     [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
@@ -539,7 +551,7 @@ def test_the_console_script_cancels_its_job_on_ctrl_c_and_sigterm(
     err = tmp_path / "err"
     with err.open("w") as stderr:
         process = subprocess.Popen(
-            [script, "launch", RECIPE, "--target", "slurm", "--container", "none",
+            [*AS_FROM_A_TERMINAL, script, "launch", RECIPE, "--target", "slurm", "--container", "none",
              "--ray-auth-mode", "disabled", "--set", f"trainer.experiment={name}",
              "--set", "env.RLCAT_STUB_HOLD='600'", "--submit", "--wait"],
             stdout=subprocess.DEVNULL, stderr=stderr, env=dict(os.environ), cwd=in_cluster.root / "work",
