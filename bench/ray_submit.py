@@ -24,7 +24,8 @@ that holds its GPUs) with each client, interleaved, each a fresh process:
 Timed: from starting the command to the first read of the job's status (`/api/jobs/ID`, every
 20 ms once the command has returned) that is RUNNING. The job is then stopped, and the next
 submission waits for it to end. One submission of each client, not counted, comes first (a new
-head's job agent starting; `--no-warm-up` leaves it out); the clients then take turns going first.
+head's job agent starting; `--no-warm-up` leaves it out, for a cluster at `--address`); the clients
+then take turns going first.
 Budget: rlcat reaches RUNNING no later than plain `ray job submit` (median of the rounds' own
 ratios <= 1.10). The exit code is 0 unless --check is given and the budget fails.
 """
@@ -189,6 +190,8 @@ def main() -> int:
         help="no uncounted first submission of each client (a smoke run on a cluster that runs jobs already)",
     )
     args = parser.parse_args()
+    if not args.warm_up and not args.address:
+        parser.error("--no-warm-up needs --address: a new head refuses jobs until its job agent is up")
     if args.address:
         env = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}"}
         samples = run(args.address, args.ray_auth_mode, env, args.repeat, args.warm_up)
